@@ -1,0 +1,1 @@
+"""accord: the Agent2Agent (A2A) protocol for Python."""
