@@ -1,1 +1,19 @@
-"""accord: the Agent2Agent (A2A) protocol for Python."""
+"""accord: the Agent2Agent (A2A) protocol for Python — agents, clients, server and tools."""
+
+from accord.agents import Agent, AgentExecutor, RequestContext, TaskUpdater, agent
+from accord.errors import A2AClientError, A2AError
+from accord.server import create_app
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "A2AClientError",
+    "A2AError",
+    "Agent",
+    "AgentExecutor",
+    "RequestContext",
+    "TaskUpdater",
+    "__version__",
+    "agent",
+    "create_app",
+]

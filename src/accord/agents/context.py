@@ -1,0 +1,33 @@
+"""What an executor is told about the request it serves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from accord.types import Message, MessageSendConfiguration, Metadata, Task
+
+
+@dataclass(slots=True)
+class RequestContext:
+    """The incoming message and the task it belongs to.
+
+    `task_id` and `context_id` are always set: taken from the message, or generated for a new
+    task. `task` is the existing task when the message continues one, else None.
+    """
+
+    message: Message
+    task_id: str
+    context_id: str
+    task: Task | None = None
+    configuration: MessageSendConfiguration | None = None
+    metadata: Metadata = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The text parts of the incoming message, joined by newlines."""
+        return self.message.text
+
+    @property
+    def is_new_task(self) -> bool:
+        """True when the message starts a task rather than continuing one."""
+        return self.task is None

@@ -1,0 +1,42 @@
+"""The interface an agent implements: execute a request, cancel a task."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Protocol
+
+from accord.agents.context import RequestContext
+from accord.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+
+AgentEvent = Message | Task | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+"""What an executor may emit: a reply Message, or Task state and its changes."""
+
+
+class EventSink(Protocol):
+    """Where an executor sends its events; the runtime applies each before `send` returns."""
+
+    async def send(self, event: AgentEvent) -> None:
+        """Apply one event (raises if the event is illegal for the task's current state)."""
+        ...
+
+
+class AgentExecutor(ABC):
+    """An agent's logic.
+
+    `execute` answers one incoming message: either send a single `Message` (no task is
+    created), or send task events — status updates and artifacts — until the task is
+    finished or waits for input. Use `TaskUpdater` for the second style.
+    """
+
+    @abstractmethod
+    async def execute(self, context: RequestContext, events: EventSink) -> None:
+        """Handle the message in `context`, sending replies and task events to `events`."""
+
+    async def cancel(self, context: RequestContext, events: EventSink) -> None:
+        """Stop work on the task; the default marks it canceled.
+
+        The runtime also cancels the coroutine running `execute` once this returns.
+        """
+        from accord.agents.updater import TaskUpdater
+
+        await TaskUpdater(context, events).cancel()

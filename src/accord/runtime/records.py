@@ -1,0 +1,35 @@
+"""EventRecord: one published event of a task, serialized once for every subscriber."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from accord.errors import A2AError
+from accord.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+
+StreamItem = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+
+
+@dataclass(slots=True, frozen=True)
+class EventRecord:
+    """An event of a task with its sequence number.
+
+    `payload` is the event's JSON, computed once when the record is made. `final` marks the
+    last record a stream carries (the task ended or waits for the client). `error` replaces
+    the event when the request failed before any task existed.
+    """
+
+    task_id: str
+    seq: int
+    event: StreamItem | None
+    final: bool
+    payload: bytes = field(repr=False)
+    error: A2AError | None = None
+
+    @classmethod
+    def of(cls, task_id: str, seq: int, event: StreamItem, *, final: bool) -> EventRecord:
+        return cls(task_id, seq, event, final, event.to_json())
+
+    @classmethod
+    def failure(cls, task_id: str, error: A2AError) -> EventRecord:
+        return cls(task_id, 0, None, True, b"", error)

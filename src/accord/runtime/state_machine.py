@@ -1,0 +1,138 @@
+"""The task state machine: applies one event to a task, rejecting what the protocol forbids.
+
+Pure functions with no I/O; the runtime calls them under the task's lock.
+"""
+
+from __future__ import annotations
+
+from accord.errors import InvalidAgentResponse
+from accord.types import (
+    Artifact,
+    Message,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    utc_now,
+)
+
+TaskChange = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+
+
+class IllegalTaskEvent(InvalidAgentResponse):
+    """The agent sent an event the task's current state does not allow."""
+
+
+def new_task(task_id: str, context_id: str, message: Message) -> Task:
+    """A freshly submitted task whose history starts with the client's message."""
+    return Task(
+        id=task_id,
+        context_id=context_id,
+        status=TaskStatus(state=TaskState.SUBMITTED, timestamp=utc_now()),
+        history=[message],
+    )
+
+
+def check_transition(current: TaskState, target: TaskState) -> None:
+    """Raise IllegalTaskEvent unless a task may move from `current` to `target`."""
+    if current.is_terminal:
+        raise IllegalTaskEvent(f"task is already {current.value}; terminal tasks never change")
+    if target is TaskState.UNKNOWN:
+        raise IllegalTaskEvent("an agent cannot move a task to the 'unknown' state")
+    if target is TaskState.SUBMITTED and current is not TaskState.SUBMITTED:
+        raise IllegalTaskEvent(f"a {current.value} task cannot go back to 'submitted'")
+
+
+def is_final(state: TaskState) -> bool:
+    """Whether a stream ends after a task reaches `state`."""
+    return state.is_terminal or state.is_interrupted
+
+
+def apply_event(task: Task, event: TaskChange) -> TaskChange:
+    """Apply `event` to `task` in place and return the event as it should be published.
+
+    Raises IllegalTaskEvent when the event belongs to another task or breaks the lifecycle.
+    """
+    if isinstance(event, Message):
+        return _apply_message(task, event)
+    if isinstance(event, Task):
+        return _apply_task(task, event)
+    if event.task_id != task.id:
+        raise IllegalTaskEvent(f"event for task {event.task_id!r} sent to task {task.id!r}")
+    if isinstance(event, TaskStatusUpdateEvent):
+        return _apply_status(task, event)
+    return _apply_artifact(task, event)
+
+
+def _apply_message(task: Task, message: Message) -> Message:
+    if task.status.state.is_terminal:
+        raise IllegalTaskEvent(f"task is already {task.status.state.value}")
+    if message.task_id not in (None, task.id):
+        raise IllegalTaskEvent(f"message for task {message.task_id!r} sent to task {task.id!r}")
+    if message.task_id is None or message.context_id is None:
+        message = message.model_copy(update={"task_id": task.id, "context_id": task.context_id})
+    _history(task).append(message)
+    return message
+
+
+def _apply_task(task: Task, snapshot: Task) -> Task:
+    if snapshot.id != task.id:
+        raise IllegalTaskEvent(f"task {snapshot.id!r} sent in place of task {task.id!r}")
+    if snapshot.status.state is not task.status.state:
+        check_transition(task.status.state, snapshot.status.state)
+    elif task.status.state.is_terminal:
+        raise IllegalTaskEvent(f"task is already {task.status.state.value}")
+    task.status = snapshot.status
+    if snapshot.artifacts is not None:
+        task.artifacts = [_own_artifact(a) for a in snapshot.artifacts]
+    if snapshot.history:
+        known = {m.message_id for m in task.history or ()}
+        _history(task).extend(m for m in snapshot.history if m.message_id not in known)
+    if snapshot.metadata is not None:
+        task.metadata = snapshot.metadata
+    return task
+
+
+def _apply_status(task: Task, event: TaskStatusUpdateEvent) -> TaskStatusUpdateEvent:
+    check_transition(task.status.state, event.status.state)
+    status = event.status
+    if status.timestamp is None:
+        status = status.model_copy(update={"timestamp": utc_now()})
+    if status.message is not None:
+        _history(task).append(status.message)
+    task.status = status
+    final = is_final(status.state)
+    if status is not event.status or final is not event.final:
+        event = event.model_copy(update={"status": status, "final": final})
+    return event
+
+
+def _apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> TaskArtifactUpdateEvent:
+    if task.status.state.is_terminal:
+        raise IllegalTaskEvent(f"task is already {task.status.state.value}; no more artifacts")
+    artifacts = task.artifacts if task.artifacts is not None else []
+    task.artifacts = artifacts
+    incoming = event.artifact
+    for index, existing in enumerate(artifacts):
+        if existing.artifact_id == incoming.artifact_id:
+            if event.append:
+                existing.parts.extend(incoming.parts)
+                if incoming.metadata:
+                    existing.metadata = {**(existing.metadata or {}), **incoming.metadata}
+            else:
+                artifacts[index] = _own_artifact(incoming)
+            return event
+    artifacts.append(_own_artifact(incoming))
+    return event
+
+
+def _own_artifact(artifact: Artifact) -> Artifact:
+    # The task keeps its own parts list so later chunks never alter a published event.
+    return artifact.model_copy(update={"parts": list(artifact.parts)})
+
+
+def _history(task: Task) -> list[Message]:
+    if task.history is None:
+        task.history = []
+    return task.history

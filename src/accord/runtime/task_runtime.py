@@ -1,0 +1,336 @@
+"""TaskRuntime: runs executors and turns what they emit into persisted, published task events."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from accord.agents.context import RequestContext
+from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
+from accord.errors import (
+    A2AError,
+    InvalidAgentResponse,
+    InvalidParams,
+    TaskNotCancelable,
+    TaskNotFound,
+    UnsupportedOperation,
+)
+from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
+from accord.runtime.records import EventRecord
+from accord.runtime.state_machine import TaskChange, apply_event, is_final, new_task
+from accord.store import InMemoryTaskStore, TaskStore
+from accord.types import (
+    Message,
+    MessageSendParams,
+    Role,
+    Task,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+    new_id,
+    utc_now,
+)
+
+log = logging.getLogger("accord.runtime")
+
+# How long a new message for a task waits for the previous run to return after it paused.
+_HANDOVER_TIMEOUT = 5.0
+
+
+@dataclass(eq=False)
+class _Run:
+    """One execution of the executor for one incoming message; at most one per task."""
+
+    context: RequestContext
+    task: Task | None
+    seq: int
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    replied: bool = False
+    worker: asyncio.Task[None] | None = None
+
+    @property
+    def task_id(self) -> str:
+        return self.context.task_id
+
+
+class _RunSink(EventSink):
+    def __init__(self, runtime: TaskRuntime, run: _Run) -> None:
+        self._runtime = runtime
+        self._run = run
+
+    async def send(self, event: AgentEvent) -> None:
+        await self._runtime._emit(self._run, event)
+
+
+class Execution(AsyncIterator[EventRecord]):
+    """The records of one request's run, from its first event to its final one."""
+
+    def __init__(self, task_id: str, subscription: Subscription) -> None:
+        self.task_id = task_id
+        self._subscription = subscription
+        self._done = False
+
+    async def __anext__(self) -> EventRecord:
+        if self._done:
+            raise StopAsyncIteration
+        record = await anext(self._subscription)
+        if record.final:
+            self.close()
+        return record
+
+    def close(self) -> None:
+        """Stop watching; the agent keeps running."""
+        self._done = True
+        self._subscription.close()
+
+
+class TaskRuntime:
+    """Runs the executor for incoming messages and owns every change to every task.
+
+    Each change goes through the state machine, gets the next sequence number of its task,
+    is saved with the task and then published. Locks are per task; nothing is global.
+    """
+
+    def __init__(
+        self,
+        executor: AgentExecutor,
+        store: TaskStore | None = None,
+        bus: EventBus | None = None,
+    ) -> None:
+        self.executor = executor
+        self.store = store if store is not None else InMemoryTaskStore()
+        self.bus = bus if bus is not None else InProcessEventBus()
+        self._runs: dict[str, _Run] = {}
+
+    async def start(self, params: MessageSendParams) -> Execution:
+        """Start the executor on a message; the Execution yields what follows."""
+        message = params.message
+        task: Task | None = None
+        seq = 0
+        if message.task_id:
+            task, seq = await self._resumable(message)
+            task_id, context_id = task.id, task.context_id
+        else:
+            task_id, context_id = new_id(), message.context_id or new_id()
+        if message.task_id != task_id or message.context_id != context_id:
+            message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+        context = RequestContext(
+            message=message,
+            task_id=task_id,
+            context_id=context_id,
+            task=task,
+            configuration=params.configuration,
+            metadata=params.metadata or {},
+        )
+        run = _Run(context, task, seq)
+        self._runs[task_id] = run
+        subscription = self.bus.subscribe(task_id)
+        if task is not None:
+            async with run.lock:
+                apply_event(task, message)
+                await self._record(run, task, final=False)
+        run.worker = asyncio.create_task(self._execute(run), name=f"accord-task-{task_id}")
+        return Execution(task_id, subscription)
+
+    async def _resumable(self, message: Message) -> tuple[Task, int]:
+        assert message.task_id is not None
+        running = self._runs.get(message.task_id)
+        if running is not None and running.worker is not None:
+            if running.task is None or not running.task.status.state.is_interrupted:
+                raise UnsupportedOperation(
+                    f"task {message.task_id} is still running; send the next message once it"
+                    " asks for input"
+                )
+            await asyncio.wait({running.worker}, timeout=_HANDOVER_TIMEOUT)
+            if not running.worker.done():
+                raise UnsupportedOperation(f"task {message.task_id} has not released its run yet")
+        stored = await self.store.get(message.task_id)
+        if stored is None:
+            raise TaskNotFound(f"no task with id {message.task_id!r}")
+        task = stored.task
+        if task.status.state.is_terminal:
+            raise UnsupportedOperation(
+                f"task {task.id} is {task.status.state.value}; a finished task accepts no messages"
+            )
+        if message.context_id and message.context_id != task.context_id:
+            raise InvalidParams(
+                f"contextId {message.context_id!r} does not match task {task.id}'s context"
+                f" {task.context_id!r}"
+            )
+        return task, stored.seq
+
+    async def get_task(self, task_id: str) -> Task:
+        """The current state of a task."""
+        run = self._runs.get(task_id)
+        if run is not None and run.task is not None:
+            return run.task
+        stored = await self.store.get(task_id)
+        if stored is None:
+            raise TaskNotFound(f"no task with id {task_id!r}")
+        return stored.task
+
+    async def watch(self, task_id: str) -> AsyncIterator[EventRecord]:
+        """The task as it is now, then each change until it ends or waits for the client."""
+        subscription = self.bus.subscribe(task_id)
+        try:
+            run = self._runs.get(task_id)
+            if run is not None and run.task is not None:
+                task, seq = run.task, run.seq
+            else:
+                stored = await self.store.get(task_id)
+                if stored is None:
+                    raise TaskNotFound(f"no task with id {task_id!r}")
+                task, seq = stored.task, stored.seq
+            if task.status.state.is_terminal:
+                raise UnsupportedOperation(
+                    f"task {task_id} is {task.status.state.value}; there is nothing to follow"
+                )
+            snapshot = EventRecord.of(task_id, seq, task, final=is_final(task.status.state))
+            yield snapshot
+            if snapshot.final:
+                return
+            async for record in subscription:
+                if record.seq <= seq:
+                    continue
+                yield record
+                if record.final:
+                    return
+        finally:
+            subscription.close()
+
+    async def cancel(self, task_id: str) -> Task:
+        """Ask the agent to stop, then make sure the task ends canceled."""
+        run = self._runs.get(task_id)
+        if run is None or run.task is None:
+            stored = await self.store.get(task_id)
+            if stored is None:
+                raise TaskNotFound(f"no task with id {task_id!r}")
+            if run is None:
+                run = _Run(
+                    RequestContext(
+                        message=_placeholder(stored.task),
+                        task_id=task_id,
+                        context_id=stored.task.context_id,
+                        task=stored.task,
+                    ),
+                    stored.task,
+                    stored.seq,
+                )
+        task = run.task
+        assert task is not None
+        if task.status.state.is_terminal:
+            raise TaskNotCancelable(f"task {task_id} is already {task.status.state.value}")
+        if run.worker is not None and not run.worker.done():
+            try:
+                await self.executor.cancel(run.context, _RunSink(self, run))
+            except A2AError:
+                raise
+            except Exception:
+                log.exception("executor.cancel failed for task %s", task_id)
+            run.worker.cancel()
+        if not task.status.state.is_terminal:
+            await self._emit(run, _status_event(task.id, task.context_id, TaskState.CANCELED))
+        return task
+
+    async def close(self) -> None:
+        """Stop every run still going (their tasks keep their last saved state)."""
+        workers = [run.worker for run in self._runs.values() if run.worker is not None]
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+
+    async def _execute(self, run: _Run) -> None:
+        try:
+            await self.executor.execute(run.context, _RunSink(self, run))
+        except asyncio.CancelledError:
+            pass
+        except A2AError as exc:
+            if run.task is None and not run.replied:
+                await self.bus.publish(EventRecord.failure(run.task_id, exc))
+            else:
+                await self._fail(run, f"{type(exc).__name__}: {exc.message}")
+        except Exception as exc:
+            log.exception("agent failed on task %s", run.task_id)
+            await self._fail(run, f"The agent failed: {type(exc).__name__}: {exc}")
+        else:
+            if run.task is None and not run.replied:
+                error = InvalidAgentResponse("the agent finished without sending any reply")
+                await self.bus.publish(EventRecord.failure(run.task_id, error))
+            elif run.task is not None and not is_final(run.task.status.state):
+                await self._fail(run, "The agent returned without finishing the task")
+        finally:
+            if self._runs.get(run.task_id) is run:
+                del self._runs[run.task_id]
+
+    async def _fail(self, run: _Run, reason: str) -> None:
+        if run.task is not None and run.task.status.state.is_terminal:
+            return
+        if run.replied:
+            log.warning("agent error after its reply on %s: %s", run.task_id, reason)
+            return
+        event = _status_event(run.task_id, run.context.context_id, TaskState.FAILED, reason)
+        try:
+            await self._emit(run, event)
+        except A2AError:
+            log.exception("could not mark task %s failed", run.task_id)
+
+    async def _emit(self, run: _Run, event: AgentEvent) -> None:
+        async with run.lock:
+            if run.task is None:
+                if run.replied:
+                    raise InvalidAgentResponse("the agent already replied with a message")
+                if isinstance(event, Message):
+                    await self._reply(run, event)
+                    return
+                run.task = new_task(run.task_id, run.context.context_id, run.context.message)
+                run.context.task = run.task
+                await self._record(run, run.task, final=False)
+            change = apply_event(run.task, event)
+            final = isinstance(change, TaskStatusUpdateEvent | Task) and is_final(
+                change.status.state
+            )
+            await self._record(run, change, final=final)
+
+    async def _reply(self, run: _Run, message: Message) -> None:
+        run.replied = True
+        if message.context_id is None:
+            message = message.model_copy(update={"context_id": run.context.context_id})
+        await self.bus.publish(EventRecord.of(run.task_id, 0, message, final=True))
+
+    async def _record(self, run: _Run, change: TaskChange, *, final: bool) -> None:
+        assert run.task is not None
+        run.seq += 1
+        record = EventRecord.of(run.task_id, run.seq, change, final=final)
+        await self.store.save(run.task, run.seq, record)
+        await self.bus.publish(record)
+
+
+def _status_event(
+    task_id: str, context_id: str, state: TaskState, text: str | None = None
+) -> TaskStatusUpdateEvent:
+    message = None
+    if text is not None:
+        message = Message(
+            message_id=new_id(),
+            role=Role.AGENT,
+            parts=[TextPart(text=text)],
+            task_id=task_id,
+            context_id=context_id,
+        )
+    return TaskStatusUpdateEvent(
+        task_id=task_id,
+        context_id=context_id,
+        status=TaskStatus(state=state, message=message, timestamp=utc_now()),
+        final=is_final(state),
+    )
+
+
+def _placeholder(task: Task) -> Message:
+    """The message a cancel-only context carries: the last one the task received."""
+    for message in reversed(task.history or ()):
+        if message.role is Role.USER:
+            return message
+    return Message(message_id=new_id(), role=Role.USER, parts=[], task_id=task.id)

@@ -1,0 +1,1 @@
+"""Sample agents that ship with accord."""

@@ -1,0 +1,15 @@
+"""Echo agents: `agent` answers with a task, `message_agent` with a plain message."""
+
+from collections.abc import AsyncIterator
+
+import accord
+
+
+@accord.agent(name="Echo", description="Repeats what you say, as a task with one artifact.")
+async def agent(context: accord.RequestContext) -> AsyncIterator[str]:
+    yield context.text
+
+
+@accord.agent(name="Echo (message)", description="Repeats what you say in a message.")
+async def message_agent(context: accord.RequestContext) -> str:
+    return context.text

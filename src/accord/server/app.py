@@ -1,0 +1,49 @@
+"""create_app: the ASGI application serving one agent over A2A."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from accord.agents.agent import Agent
+from accord.runtime import EventBus, TaskRuntime
+from accord.server.card_endpoint import CARD_PATHS, AgentCardEndpoint
+from accord.server.jsonrpc import DEFAULT_MAX_BODY_BYTES, JsonRpcBinding
+from accord.server.service import A2AService
+from accord.store import TaskStore
+
+
+def create_app(
+    agent: Agent,
+    *,
+    store: TaskStore | None = None,
+    bus: EventBus | None = None,
+    public_url: str | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> Starlette:
+    """An ASGI app answering A2A for `agent`.
+
+    The agent card is served at both well-known paths and JSON-RPC at `/`. `public_url` is
+    the URL clients should use (default: the URL each request came in on). The store
+    defaults to memory.
+    """
+    runtime = TaskRuntime(agent.executor, store=store, bus=bus)
+    service = A2AService(agent, runtime)
+    card = AgentCardEndpoint(agent, public_url)
+    rpc = JsonRpcBinding(service, max_body_bytes=max_body_bytes)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await runtime.close()
+        await runtime.store.close()
+
+    routes = [Route(path, card.handle, methods=["GET"]) for path in CARD_PATHS]
+    routes.append(Route("/", rpc.handle, methods=["POST"]))
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.runtime = runtime
+    app.state.service = service
+    return app

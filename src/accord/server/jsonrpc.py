@@ -1,0 +1,215 @@
+"""JsonRpcBinding: A2A over JSON-RPC 2.0 on HTTP POST, with SSE for the streaming methods."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import from_json
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response, StreamingResponse
+
+from accord.errors import (
+    A2AError,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+)
+from accord.runtime import EventRecord
+from accord.server.call_context import CallContext
+from accord.server.jsonrpc_methods import METHODS, MethodSpec
+from accord.server.service import A2AService
+from accord.server.sse import sse_event, with_keepalive
+from accord.types import A2AModel, JsonRpcId
+
+log = logging.getLogger("accord.server")
+
+JSON = "application/json"
+DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+
+
+class BodyTooLarge(InvalidRequest):
+    """The request body is over the server's limit (HTTP 413)."""
+
+
+class WrongContentType(InvalidRequest):
+    """The request body is not declared as JSON (HTTP 415)."""
+
+
+_HTTP_STATUS: dict[type[A2AError], int] = {BodyTooLarge: 413, WrongContentType: 415}
+
+
+class JsonRpcBinding:
+    """The Starlette endpoint answering every A2A JSON-RPC method on one URL."""
+
+    def __init__(self, service: A2AService, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES):
+        self.service = service
+        self.max_body_bytes = max_body_bytes
+
+    async def handle(self, request: Request) -> Response:
+        request_id: JsonRpcId = None
+        try:
+            _check_content_type(request)
+            call = _parse_object(await self._read_body(request))
+            request_id = _request_id(call)
+            method = _method(call)
+            spec = METHODS.get(method)
+            if spec is None:
+                raise MethodNotFound(f"method {method!r} does not exist; see the A2A method list")
+            params = _decode_params(spec, call.get("params"), method)
+            context = CallContext(base_url=str(request.base_url), headers=request.headers)
+            result = await spec.operation(self.service)(params, context)
+        except A2AError as exc:
+            return _error_response(request_id, exc, _HTTP_STATUS.get(type(exc), 200))
+        except ClientDisconnect:
+            return Response(status_code=400)
+        except Exception:
+            log.exception("unexpected error serving a JSON-RPC request")
+            return _error_response(request_id, InternalError())
+        id_json = _id_json(request_id)
+        if spec.streaming:
+            return StreamingResponse(
+                with_keepalive(_sse_frames(id_json, result)),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
+        return Response(_success(id_json, _result_json(result)), media_type=JSON)
+
+    async def _read_body(self, request: Request) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            raise BodyTooLarge(_too_large(self.max_body_bytes))
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise BodyTooLarge(_too_large(self.max_body_bytes))
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _check_content_type(request: Request) -> None:
+    content_type = request.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != JSON:
+        raise WrongContentType(f"Content-Type must be {JSON}, got {content_type or 'none'!r}")
+
+
+def _too_large(limit: int) -> str:
+    return f"request body exceeds the limit of {limit} bytes"
+
+
+def _parse_object(body: bytes) -> dict[str, Any]:
+    try:
+        call = from_json(body)
+    except ValueError as exc:
+        raise ParseError(f"request body is not valid JSON: {exc}") from None
+    if isinstance(call, list):
+        raise InvalidRequest("batch requests are not supported; send one request object")
+    if not isinstance(call, dict):
+        raise InvalidRequest("the request must be a JSON object")
+    return call
+
+
+def _request_id(call: dict[str, Any]) -> JsonRpcId:
+    if "id" not in call:
+        raise InvalidRequest("the request has no id; A2A methods always answer")
+    request_id = call["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int | None):
+        raise InvalidRequest("id must be a string, an integer or null")
+    return request_id
+
+
+def _method(call: dict[str, Any]) -> str:
+    if call.get("jsonrpc") != "2.0":
+        raise InvalidRequest('jsonrpc must be exactly "2.0"')
+    method = call.get("method")
+    if not isinstance(method, str) or not method:
+        raise InvalidRequest("method must be a non-empty string")
+    return method
+
+
+def _decode_params(spec: MethodSpec, params: Any, method: str) -> Any:
+    if spec.params is None:
+        if params not in (None, {}):
+            raise InvalidParams(f"{method} takes no params")
+        return None
+    if not isinstance(params, dict):
+        raise InvalidParams(f"params of {method} must be an object")
+    try:
+        return spec.params.model_validate(params)
+    except ValidationError as exc:
+        raise InvalidParams(
+            f"invalid params for {method}: {_first_problem(exc)}", data=_problems(exc)
+        ) from None
+
+
+def _problems(exc: ValidationError) -> list[dict[str, str]]:
+    return [
+        {"field": ".".join(str(p) for p in error["loc"]), "message": error["msg"]}
+        for error in exc.errors(include_url=False, include_input=False)
+    ]
+
+
+def _first_problem(exc: ValidationError) -> str:
+    first = _problems(exc)[0]
+    more = exc.error_count() - 1
+    text = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
+    return text + (f" (and {more} more)" if more else "")
+
+
+def _id_json(request_id: JsonRpcId) -> bytes:
+    return json.dumps(request_id).encode()
+
+
+def _result_json(result: Any) -> bytes:
+    if result is None:
+        return b"null"
+    if isinstance(result, A2AModel):
+        return result.to_json()
+    return json.dumps(
+        [r.to_wire() if isinstance(r, A2AModel) else r for r in result], separators=(",", ":")
+    ).encode()
+
+
+def _success(id_json: bytes, result_json: bytes) -> bytes:
+    return b'{"jsonrpc":"2.0","id":' + id_json + b',"result":' + result_json + b"}"
+
+
+def _error_json(id_json: bytes, error: A2AError) -> bytes:
+    return (
+        b'{"jsonrpc":"2.0","id":'
+        + id_json
+        + b',"error":'
+        + error.to_error_object().to_json()
+        + b"}"
+    )
+
+
+def _error_response(request_id: JsonRpcId, error: A2AError, status_code: int = 200) -> Response:
+    return Response(_error_json(_id_json(request_id), error), status_code, media_type=JSON)
+
+
+async def _sse_frames(id_json: bytes, records: AsyncIterator[EventRecord]) -> AsyncIterator[bytes]:
+    try:
+        async for record in records:
+            if record.error is not None:
+                yield sse_event(_error_json(id_json, record.error))
+                return
+            yield sse_event(_success(id_json, record.payload), record.seq or None)
+    except A2AError as exc:
+        yield sse_event(_error_json(id_json, exc))
+    except Exception:
+        log.exception("stream failed")
+        yield sse_event(_error_json(id_json, InternalError()))
+    finally:
+        close = getattr(records, "aclose", None) or getattr(records, "close", None)
+        if close is not None:
+            result = close()
+            if result is not None:
+                await result

@@ -1,0 +1,30 @@
+"""Shared fixtures: checking wire objects against the official A2A JSON schema."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from jsonschema import Draft7Validator
+from spec_files import load_schema
+
+SchemaErrors = Callable[[str, Any], list[str]]
+
+
+@pytest.fixture(scope="session")
+def schema_errors() -> SchemaErrors:
+    """A function listing how a wire object breaks one definition of the schema (empty: valid)."""
+    definitions = load_schema()["definitions"]
+    validators: dict[str, Draft7Validator] = {}
+
+    def errors(definition: str, instance: Any) -> list[str]:
+        if definition not in validators:
+            root = {"$ref": f"#/definitions/{definition}", "definitions": definitions}
+            validators[definition] = Draft7Validator(root)
+        return [
+            f"{'/'.join(map(str, error.absolute_path)) or '<root>'}: {error.message[:300]}"
+            for error in validators[definition].iter_errors(instance)
+        ]
+
+    return errors

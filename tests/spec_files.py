@@ -1,0 +1,32 @@
+"""Where the shared A2A specification files live; test modules that need them skip without them."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SPEC_DIR = Path(__file__).resolve().parents[2] / "shared" / "spec"
+SCHEMA_PATH = SPEC_DIR / "a2a-v0.3.0.json"
+SPECIFICATION_PATH = SPEC_DIR / "specification-v0.3.0.md"
+
+
+def read_spec_file(path: Path) -> str:
+    """The text of a spec file; skips the calling test module when the spec checkout is absent."""
+    if not path.is_file():
+        pytest.skip(
+            f"A2A spec file {path.name} not found in {SPEC_DIR} (the shared spec checkout "
+            "is expected beside the repository)",
+            allow_module_level=True,
+        )
+    return path.read_text(encoding="utf-8")
+
+
+@cache
+def load_schema() -> dict[str, Any]:
+    """The official A2A 0.3.0 JSON schema."""
+    schema: dict[str, Any] = json.loads(read_spec_file(SCHEMA_PATH))
+    return schema
