@@ -72,6 +72,7 @@ def _apply_message(task: Task, message: Message) -> Message:
         raise IllegalTaskEvent(f"message for task {message.task_id!r} sent to task {task.id!r}")
     if message.task_id is None or message.context_id is None:
         message = message.model_copy(update={"task_id": task.id, "context_id": task.context_id})
+    _archive_status_message(task)
     _history(task).append(message)
     return message
 
@@ -83,6 +84,7 @@ def _apply_task(task: Task, snapshot: Task) -> Task:
         check_transition(task.status.state, snapshot.status.state)
     elif task.status.state.is_terminal:
         raise IllegalTaskEvent(f"task is already {task.status.state.value}")
+    _archive_status_message(task)
     task.status = snapshot.status
     if snapshot.artifacts is not None:
         task.artifacts = [_own_artifact(a) for a in snapshot.artifacts]
@@ -99,8 +101,7 @@ def _apply_status(task: Task, event: TaskStatusUpdateEvent) -> TaskStatusUpdateE
     status = event.status
     if status.timestamp is None:
         status = status.model_copy(update={"timestamp": utc_now()})
-    if status.message is not None:
-        _history(task).append(status.message)
+    _archive_status_message(task)
     task.status = status
     final = is_final(status.state)
     if status is not event.status or final is not event.final:
@@ -130,6 +131,20 @@ def _apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> TaskArtifactU
 def _own_artifact(artifact: Artifact) -> Artifact:
     # The task keeps its own parts list so later chunks never alter a published event.
     return artifact.model_copy(update={"parts": list(artifact.parts)})
+
+
+def _archive_status_message(task: Task) -> None:
+    """Move the current status message into history before something follows it.
+
+    The current status message stays visible in `status` (as in the spec's examples) and
+    joins the history once the conversation moves on, so history reads in order.
+    """
+    message = task.status.message
+    if message is None:
+        return
+    history = _history(task)
+    if not any(m.message_id == message.message_id for m in reversed(history)):
+        history.append(message)
 
 
 def _history(task: Task) -> list[Message]:

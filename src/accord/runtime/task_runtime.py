@@ -125,6 +125,8 @@ class TaskRuntime:
             configuration=params.configuration,
             metadata=params.metadata or {},
         )
+        if task_id in self._runs:  # another message for this task got in while we awaited
+            raise UnsupportedOperation(f"task {task_id} is already handling another message")
         run = _Run(context, task, seq)
         self._runs[task_id] = run
         subscription = self.bus.subscribe(task_id)
@@ -204,22 +206,31 @@ class TaskRuntime:
     async def cancel(self, task_id: str) -> Task:
         """Ask the agent to stop, then make sure the task ends canceled."""
         run = self._runs.get(task_id)
-        if run is None or run.task is None:
-            stored = await self.store.get(task_id)
-            if stored is None:
-                raise TaskNotFound(f"no task with id {task_id!r}")
-            if run is None:
-                run = _Run(
-                    RequestContext(
-                        message=_placeholder(stored.task),
-                        task_id=task_id,
-                        context_id=stored.task.context_id,
-                        task=stored.task,
-                    ),
-                    stored.task,
-                    stored.seq,
-                )
+        if run is not None and run.task is not None:
+            return await self._cancel_run(run)
+        stored = await self.store.get(task_id)
+        if stored is None:
+            raise TaskNotFound(f"no task with id {task_id!r}")
+        # No run holds the task (it waits for input): cancel it under a run of our own,
+        # registered so that no new message starts one meanwhile.
+        context = RequestContext(
+            message=_placeholder(stored.task),
+            task_id=task_id,
+            context_id=stored.task.context_id,
+            task=stored.task,
+        )
+        run = _Run(context, stored.task, stored.seq)
+        if self._runs.setdefault(task_id, run) is not run:
+            raise UnsupportedOperation(f"task {task_id} is starting a run; try again")
+        try:
+            return await self._cancel_run(run)
+        finally:
+            if self._runs.get(task_id) is run:
+                del self._runs[task_id]
+
+    async def _cancel_run(self, run: _Run) -> Task:
         task = run.task
+        task_id = run.task_id
         assert task is not None
         if task.status.state.is_terminal:
             raise TaskNotCancelable(f"task {task_id} is already {task.status.state.value}")
