@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft7Validator
+
 from spec_files import load_schema
 
 SchemaErrors = Callable[[str, Any], list[str]]

@@ -17,6 +17,7 @@ from accord.types.card import (
 from accord.types.jsonrpc import (
     A2AErrorObject,
     A2ARequest,
+    A2ARequestBase,
     AuthenticatedExtendedCardNotConfiguredError,
     CancelTaskRequest,
     CancelTaskResponse,
@@ -129,6 +130,7 @@ __all__ = [
     "A2AErrorObject",
     "A2AModel",
     "A2ARequest",
+    "A2ARequestBase",
     "APIKeySecurityScheme",
     "AgentCapabilities",
     "AgentCard",

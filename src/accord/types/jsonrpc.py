@@ -141,52 +141,58 @@ class JSONRPCErrorResponse(JSONRPCMessage):
     error: JSONRPCError
 
 
-class SendMessageRequest(JSONRPCMessage):
+class A2ARequestBase(JSONRPCMessage):
+    """A call of one A2A method: unlike a bare JSON-RPC request, it always has an id."""
+
+    id: str | int
+
+
+class SendMessageRequest(A2ARequestBase):
     method: Literal["message/send"] = "message/send"
     params: MessageSendParams
 
 
-class SendStreamingMessageRequest(JSONRPCMessage):
+class SendStreamingMessageRequest(A2ARequestBase):
     method: Literal["message/stream"] = "message/stream"
     params: MessageSendParams
 
 
-class GetTaskRequest(JSONRPCMessage):
+class GetTaskRequest(A2ARequestBase):
     method: Literal["tasks/get"] = "tasks/get"
     params: TaskQueryParams
 
 
-class CancelTaskRequest(JSONRPCMessage):
+class CancelTaskRequest(A2ARequestBase):
     method: Literal["tasks/cancel"] = "tasks/cancel"
     params: TaskIdParams
 
 
-class TaskResubscriptionRequest(JSONRPCMessage):
+class TaskResubscriptionRequest(A2ARequestBase):
     method: Literal["tasks/resubscribe"] = "tasks/resubscribe"
     params: TaskIdParams
 
 
-class SetTaskPushNotificationConfigRequest(JSONRPCMessage):
+class SetTaskPushNotificationConfigRequest(A2ARequestBase):
     method: Literal["tasks/pushNotificationConfig/set"] = "tasks/pushNotificationConfig/set"
     params: TaskPushNotificationConfig
 
 
-class GetTaskPushNotificationConfigRequest(JSONRPCMessage):
+class GetTaskPushNotificationConfigRequest(A2ARequestBase):
     method: Literal["tasks/pushNotificationConfig/get"] = "tasks/pushNotificationConfig/get"
     params: GetTaskPushNotificationConfigParams | TaskIdParams
 
 
-class ListTaskPushNotificationConfigRequest(JSONRPCMessage):
+class ListTaskPushNotificationConfigRequest(A2ARequestBase):
     method: Literal["tasks/pushNotificationConfig/list"] = "tasks/pushNotificationConfig/list"
     params: ListTaskPushNotificationConfigParams
 
 
-class DeleteTaskPushNotificationConfigRequest(JSONRPCMessage):
+class DeleteTaskPushNotificationConfigRequest(A2ARequestBase):
     method: Literal["tasks/pushNotificationConfig/delete"] = "tasks/pushNotificationConfig/delete"
     params: DeleteTaskPushNotificationConfigParams
 
 
-class GetAuthenticatedExtendedCardRequest(JSONRPCMessage):
+class GetAuthenticatedExtendedCardRequest(A2ARequestBase):
     method: Literal["agent/getAuthenticatedExtendedCard"] = "agent/getAuthenticatedExtendedCard"
 
 

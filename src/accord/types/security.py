@@ -12,6 +12,8 @@ from accord.types._base import A2AModel
 class SecuritySchemeBase(A2AModel):
     """What every security scheme carries."""
 
+    description: str | None = None
+
 
 class APIKeySecurityScheme(SecuritySchemeBase):
     """An API key in a header, query parameter or cookie."""
