@@ -1,6 +1,7 @@
 """accord: the Agent2Agent (A2A) protocol for Python — agents, clients, server and tools."""
 
 from accord.agents import Agent, AgentExecutor, RequestContext, TaskUpdater, agent
+from accord.client import Client, SyncClient
 from accord.errors import A2AClientError, A2AError
 from accord.server import create_app
 
@@ -11,7 +12,9 @@ __all__ = [
     "A2AError",
     "Agent",
     "AgentExecutor",
+    "Client",
     "RequestContext",
+    "SyncClient",
     "TaskUpdater",
     "__version__",
     "agent",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeAlias, overload
@@ -11,7 +12,18 @@ from accord.agents.context import RequestContext
 from accord.agents.executor import AgentExecutor, EventSink
 from accord.agents.updater import TaskUpdater, to_parts
 from accord.errors import InvalidAgentResponse
-from accord.types import Artifact, Message, Part, Role, TaskState, TaskStatus, new_id
+from accord.types import (
+    Artifact,
+    DataPart,
+    FilePart,
+    Message,
+    Part,
+    Role,
+    TaskState,
+    TaskStatus,
+    TextPart,
+    new_id,
+)
 
 Reply: TypeAlias = str | Part | Sequence[Part] | Message
 """What a function agent returns: text, parts or a whole message."""
@@ -35,25 +47,27 @@ class FunctionExecutor(AgentExecutor):
         if self.streams:
             await self._run_generator(context, events)
             return
-        reply = self.function(context)
-        if inspect.isawaitable(reply):
-            reply = await reply
-        if reply is None:
-            raise InvalidAgentResponse(f"agent function {self._name} returned None")
+        if inspect.iscoroutinefunction(self.function):
+            reply = await self.function(context)
+        else:  # plain functions may block: keep them off the event loop
+            reply = await asyncio.to_thread(self.function, context)
+            if inspect.isawaitable(reply):
+                reply = await reply
+        reply = self._checked(reply)
         if self.task_mode:
             updater = TaskUpdater(context, events)
             await updater.start_work()
             if isinstance(reply, Message):
                 await updater.complete(reply)
             else:
-                await updater.add_artifact(reply)  # type: ignore[arg-type]
+                await updater.add_artifact(reply)
                 await updater.complete()
             return
         if not isinstance(reply, Message):
             reply = Message(
                 message_id=new_id(),
                 role=Role.AGENT,
-                parts=to_parts(reply),  # type: ignore[arg-type]
+                parts=to_parts(reply),
                 context_id=context.context_id,
             )
         await events.send(reply)
@@ -84,6 +98,18 @@ class FunctionExecutor(AgentExecutor):
                 )
         if not (state.is_terminal or state.is_interrupted):
             await updater.complete()
+
+    def _checked(self, reply: object) -> Reply:
+        if isinstance(reply, str | Message | TextPart | FilePart | DataPart):
+            return reply
+        if isinstance(reply, list | tuple) and all(
+            isinstance(p, TextPart | FilePart | DataPart) for p in reply
+        ):
+            return list(reply)
+        raise InvalidAgentResponse(
+            f"agent function {self._name} returned {type(reply).__name__}; "
+            "expected text, parts or a Message"
+        )
 
     @property
     def _name(self) -> str:

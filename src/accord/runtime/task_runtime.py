@@ -7,6 +7,8 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from pydantic_core import PydanticSerializationError
+
 from accord.agents.context import RequestContext
 from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
 from accord.errors import (
@@ -49,6 +51,9 @@ class _Run:
     seq: int
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     replied: bool = False
+    # Whether this run published a final record: a resumed task starts out interrupted, so
+    # its state alone does not tell whether this run answered the new message.
+    reached_final: bool = False
     worker: asyncio.Task[None] | None = None
 
     @property
@@ -270,7 +275,9 @@ class TaskRuntime:
             if run.task is None and not run.replied:
                 error = InvalidAgentResponse("the agent finished without sending any reply")
                 await self.bus.publish(EventRecord.failure(run.task_id, error))
-            elif run.task is not None and not is_final(run.task.status.state):
+            elif run.task is not None and not (
+                run.reached_final and is_final(run.task.status.state)
+            ):
                 await self._fail(run, "The agent returned without finishing the task")
         finally:
             if self._runs.get(run.task_id) is run:
@@ -290,11 +297,12 @@ class TaskRuntime:
 
     async def _emit(self, run: _Run, event: AgentEvent) -> None:
         async with run.lock:
+            payload = _serialized(event)
             if run.task is None:
                 if run.replied:
                     raise InvalidAgentResponse("the agent already replied with a message")
                 if isinstance(event, Message):
-                    await self._reply(run, event)
+                    await self._reply(run, event, payload)
                     return
                 run.task = new_task(run.task_id, run.context.context_id, run.context.message)
                 run.context.task = run.task
@@ -303,20 +311,38 @@ class TaskRuntime:
             final = isinstance(change, TaskStatusUpdateEvent | Task) and is_final(
                 change.status.state
             )
-            await self._record(run, change, final=final)
+            await self._record(
+                run, change, final=final, payload=payload if change is event else None
+            )
 
-    async def _reply(self, run: _Run, message: Message) -> None:
+    async def _reply(self, run: _Run, message: Message, payload: bytes) -> None:
         run.replied = True
         if message.context_id is None:
             message = message.model_copy(update={"context_id": run.context.context_id})
-        await self.bus.publish(EventRecord.of(run.task_id, 0, message, final=True))
+            payload = message.to_json()
+        await self.bus.publish(EventRecord(run.task_id, 0, message, True, payload))
 
-    async def _record(self, run: _Run, change: TaskChange, *, final: bool) -> None:
+    async def _record(
+        self, run: _Run, change: TaskChange, *, final: bool, payload: bytes | None = None
+    ) -> None:
         assert run.task is not None
         run.seq += 1
-        record = EventRecord.of(run.task_id, run.seq, change, final=final)
+        if payload is None:
+            payload = change.to_json()
+        record = EventRecord(run.task_id, run.seq, change, final, payload)
         await self.store.save(run.task, run.seq, record)
+        run.reached_final = run.reached_final or final
         await self.bus.publish(record)
+
+
+def _serialized(event: AgentEvent) -> bytes:
+    """The event's JSON; an event that has none is refused before it changes the task."""
+    try:
+        return event.to_json()
+    except PydanticSerializationError as exc:
+        raise InvalidAgentResponse(
+            f"the agent sent a {event.kind} that cannot be serialized: {exc}"
+        ) from None
 
 
 def _status_event(

@@ -64,6 +64,9 @@ class JsonRpcBinding:
             params = _decode_params(spec, call.get("params"), method)
             context = CallContext(base_url=str(request.base_url), headers=request.headers)
             result = await spec.operation(self.service)(params, context)
+            if not spec.streaming:
+                body = _success(_id_json(request_id), _result_json(result))
+                return Response(body, media_type=JSON)
         except A2AError as exc:
             return _error_response(request_id, exc, _HTTP_STATUS.get(type(exc), 200))
         except ClientDisconnect:
@@ -71,14 +74,11 @@ class JsonRpcBinding:
         except Exception:
             log.exception("unexpected error serving a JSON-RPC request")
             return _error_response(request_id, InternalError())
-        id_json = _id_json(request_id)
-        if spec.streaming:
-            return StreamingResponse(
-                with_keepalive(_sse_frames(id_json, result)),
-                media_type="text/event-stream",
-                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-            )
-        return Response(_success(id_json, _result_json(result)), media_type=JSON)
+        return StreamingResponse(
+            with_keepalive(_sse_frames(_id_json(request_id), result)),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     async def _read_body(self, request: Request) -> bytes:
         declared = request.headers.get("content-length")

@@ -37,7 +37,10 @@ async def with_keepalive(
             yield chunk
     finally:
         if pending is not None:
+            # `chunks` is running inside `pending` and cannot be closed from here (aclose
+            # would raise); cancelling that step ends the generator and runs its cleanup.
             pending.cancel()
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        else:
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from accord.types._base import A2AModel, Metadata
 from accord.types.messages import Message
-from accord.types.parts import Part
+from accord.types.parts import Part, TextPart
 
 
 class TaskState(StrEnum):
@@ -65,6 +65,11 @@ class Artifact(A2AModel):
     description: str | None = None
     extensions: list[str] | None = None
     metadata: Metadata | None = None
+
+    @property
+    def text(self) -> str:
+        """The text parts concatenated (streamed chunks read as one text)."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
 
 class Task(A2AModel):

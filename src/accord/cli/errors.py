@@ -1,0 +1,52 @@
+"""How the CLI reports failures: one line on stderr and an exit code, never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import NoReturn, ParamSpec, TypeVar
+
+import typer
+
+from accord.errors import A2AClientError, A2AError
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+EXIT_FAILURE = 1
+EXIT_BAD_ARGUMENT = 2
+EXIT_INTERRUPTED = 130
+
+
+class BadArgument(Exception):
+    """A command-line argument the CLI cannot use."""
+
+
+def error_line(exc: A2AError | A2AClientError) -> str:
+    """The one line describing a failed call."""
+    if isinstance(exc, A2AError):
+        return f"error {exc.code} ({type(exc).__name__}): {exc.message}"
+    return f"error: {exc}"
+
+
+def fail(line: str, exit_code: int = EXIT_FAILURE) -> NoReturn:
+    """Print `line` on stderr and leave with `exit_code`."""
+    typer.echo(line, err=True)
+    raise typer.Exit(exit_code)
+
+
+def reports_errors(command: Callable[P, T]) -> Callable[P, T]:
+    """Wrap a command so the errors users cause or meet end it with one line and an exit code."""
+
+    @wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return command(*args, **kwargs)
+        except (A2AError, A2AClientError) as exc:
+            fail(error_line(exc))
+        except BadArgument as exc:
+            fail(f"error: {exc}", EXIT_BAD_ARGUMENT)
+        except KeyboardInterrupt:
+            fail("interrupted", EXIT_INTERRUPTED)
+
+    return run

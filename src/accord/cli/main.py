@@ -1,0 +1,151 @@
+"""The `accord` command: its subcommands and the entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from accord.cli import chat as chat_session
+from accord.cli import serve as serving
+from accord.cli.errors import reports_errors
+from accord.cli.inputs import data_part, file_part
+from accord.cli.output import (
+    StreamPrinter,
+    new_console,
+    print_json_line,
+    show_card,
+    show_result,
+)
+from accord.client import SyncClient
+from accord.types import Message, Part, Task
+
+app = typer.Typer(
+    name="accord",
+    help="Serve A2A agents and talk to them.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+AgentUrl = Annotated[
+    str, typer.Argument(metavar="URL", help="The agent's base URL or its card's URL.")
+]
+JsonOutput = Annotated[
+    bool, typer.Option("--json", help="Print the wire JSON (one line per object).")
+]
+
+
+@app.command()
+@reports_errors
+def serve(
+    target: Annotated[
+        str, typer.Argument(help="MODULE:ATTRIBUTE naming an accord.Agent or an ASGI app.")
+    ],
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve an agent over A2A (JSON-RPC at /, card at /.well-known/agent-card.json)."""
+    serving.run(target, host, port, log_level)
+
+
+@app.command()
+@reports_errors
+def card(url: AgentUrl, json_output: JsonOutput = False) -> None:
+    """Show an agent's card."""
+    with SyncClient(url) as client:
+        agent_card = client.get_card()
+    if json_output:
+        print_json_line(agent_card)
+    else:
+        show_card(new_console(), agent_card)
+
+
+@app.command()
+@reports_errors
+def send(
+    url: AgentUrl,
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="The message text.")],
+    stream: Annotated[
+        bool, typer.Option("--stream", help="Follow the answer as it comes.")
+    ] = False,
+    task_id: Annotated[
+        str | None, typer.Option(help="Continue this task (one waiting for input).")
+    ] = None,
+    context_id: Annotated[str | None, typer.Option(help="Send within this context.")] = None,
+    files: Annotated[
+        list[Path] | None,
+        typer.Option("--file", help="Attach a file (repeatable).", show_default=False),
+    ] = None,
+    data: Annotated[
+        str | None, typer.Option(help="Attach structured data: a JSON object.", show_default=False)
+    ] = None,
+    json_output: JsonOutput = False,
+) -> None:
+    """Send a message to an agent and show its answer."""
+    parts: list[Part] = [file_part(path) for path in files or ()]
+    if data is not None:
+        parts.append(data_part(data))
+    with SyncClient(url) as client:
+        if not stream:
+            result = client.send(text, parts=parts, task_id=task_id, context_id=context_id)
+            print_result(result, json_output)
+            return
+        printer = StreamPrinter(new_console())
+        show = print_json_line if json_output else printer.show
+        try:
+            for event in client.stream(text, parts=parts, task_id=task_id, context_id=context_id):
+                show(event)
+        finally:
+            printer.finish()
+
+
+@app.command()
+@reports_errors
+def get(
+    url: AgentUrl,
+    task_id: Annotated[str, typer.Argument(metavar="TASK_ID", help="The task's id.")],
+    history: Annotated[
+        int | None, typer.Option(min=0, help="Show at most this many recent messages.")
+    ] = None,
+    json_output: JsonOutput = False,
+) -> None:
+    """Show a task."""
+    with SyncClient(url) as client:
+        task = client.get_task(task_id, history_length=history)
+    print_result(task, json_output, history=True)
+
+
+@app.command()
+@reports_errors
+def cancel(
+    url: AgentUrl,
+    task_id: Annotated[str, typer.Argument(metavar="TASK_ID", help="The task's id.")],
+    json_output: JsonOutput = False,
+) -> None:
+    """Cancel a task that has not finished."""
+    with SyncClient(url) as client:
+        task = client.cancel_task(task_id)
+    print_result(task, json_output)
+
+
+@app.command()
+@reports_errors
+def chat(url: AgentUrl) -> None:
+    """Talk with an agent: each line is a message; /quit or Ctrl-D leaves."""
+    with SyncClient(url) as client:
+        chat_session.run_chat(client, new_console())
+
+
+def print_result(result: Task | Message, json_output: bool, *, history: bool = False) -> None:
+    if json_output:
+        print_json_line(result)
+    else:
+        show_result(new_console(), result, history=history)
+
+
+def main() -> None:
+    """Entry point of the `accord` script and of `python -m accord`."""
+    app()

@@ -1,0 +1,196 @@
+"""What the CLI prints: cards, tasks and messages for people, wire JSON lines for programs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from accord.types import (
+    A2AModel,
+    AgentCard,
+    Artifact,
+    DataPart,
+    FilePart,
+    FileWithBytes,
+    Message,
+    Part,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+
+_STATE_STYLES = {
+    TaskState.COMPLETED: "green",
+    TaskState.FAILED: "red",
+    TaskState.REJECTED: "red",
+    TaskState.CANCELED: "yellow",
+    TaskState.INPUT_REQUIRED: "magenta",
+    TaskState.AUTH_REQUIRED: "magenta",
+}
+
+
+def new_console() -> Console:
+    """A console on stdout that leaves agent text as it is (no markup, wrapping or colors)."""
+    return Console(highlight=False, soft_wrap=True, markup=False)
+
+
+def print_json_line(model: A2AModel) -> None:
+    """`model` as one line of wire JSON."""
+    typer.echo(model.to_json().decode())
+
+
+def parts_text(parts: Sequence[Part], *, text_joiner: str = "\n") -> str:
+    """Parts as text: text as is, data as JSON, files as a short description, one per line.
+
+    Consecutive text parts are joined with `text_joiner`: "" for an artifact's chunks.
+    """
+    lines: list[str] = []
+    previous_was_text = False
+    for part in parts:
+        if isinstance(part, TextPart) and previous_was_text:
+            lines[-1] += text_joiner + part.text
+        elif isinstance(part, TextPart):
+            lines.append(part.text)
+        elif isinstance(part, DataPart):
+            lines.append(json.dumps(part.data, ensure_ascii=False))
+        else:
+            lines.append(_file_text(part))
+        previous_was_text = isinstance(part, TextPart)
+    return "\n".join(lines)
+
+
+def _file_text(part: FilePart) -> str:
+    file = part.file
+    if isinstance(file, FileWithBytes):
+        where = f"{len(file.bytes) * 3 // 4 - file.bytes[-2:].count('=')} bytes"
+    else:
+        where = file.uri
+    details = ", ".join(item for item in (file.mime_type, where) if item)
+    name = f" {file.name}" if file.name else ""
+    return f"[file{name} ({details})]"
+
+
+def state_text(state: TaskState) -> Text:
+    return Text(f"[{state.value}]", style=_STATE_STYLES.get(state, "cyan"))
+
+
+def labelled(label: str, text: str, style: str = "bold") -> Text:
+    return Text.assemble((label, style), " ", text)
+
+
+def show_card(console: Console, card: AgentCard) -> None:
+    """The card's essentials: identity, endpoint, capabilities and skills."""
+    console.print(Text(f"{card.name} {card.version}", style="bold"))
+    console.print(card.description)
+    console.print(labelled("url:", card.url))
+    capabilities = card.capabilities
+    flags = {
+        "streaming": capabilities.streaming,
+        "push notifications": capabilities.push_notifications,
+        "state history": capabilities.state_transition_history,
+        "extended card": card.supports_authenticated_extended_card,
+    }
+    enabled = [name for name, on in flags.items() if on]
+    console.print(labelled("capabilities:", ", ".join(enabled) or "none"))
+    console.print(labelled("input:", ", ".join(card.default_input_modes)))
+    console.print(labelled("output:", ", ".join(card.default_output_modes)))
+    if not card.skills:
+        console.print(labelled("skills:", "none"))
+    for skill in card.skills:
+        console.print(labelled(f"skill {skill.id}:", f"{skill.name} — {skill.description}"))
+        for example in skill.examples or ():
+            console.print(Text(f"  e.g. {example}", style="dim"))
+
+
+def show_result(console: Console, result: Task | Message, *, history: bool = False) -> None:
+    """A task (header, its messages, artifacts) or an agent's message."""
+    if isinstance(result, Message):
+        show_message(console, result)
+        return
+    console.print(task_header(result))
+    if history:
+        for message in result.history or ():
+            show_message(console, message)
+    show_status_message(console, result.status)
+    for artifact in result.artifacts or ():
+        show_artifact(console, artifact)
+
+
+def task_header(task: Task) -> Text:
+    return Text.assemble(
+        ("task ", "bold"),
+        task.id,
+        ("  context ", "bold"),
+        task.context_id,
+        "  ",
+        state_text(task.status.state),
+    )
+
+
+def show_message(console: Console, message: Message) -> None:
+    console.print(labelled(f"{message.role.value}:", parts_text(message.parts)))
+
+
+def show_status_message(console: Console, status: TaskStatus) -> None:
+    if status.message is not None:
+        show_message(console, status.message)
+
+
+def show_artifact(console: Console, artifact: Artifact) -> None:
+    console.print(labelled(f"{artifact_label(artifact)}:", artifact_text(artifact)))
+
+
+def artifact_text(artifact: Artifact) -> str:
+    """An artifact's content; its text parts are chunks of one text."""
+    return parts_text(artifact.parts, text_joiner="")
+
+
+def artifact_label(artifact: Artifact) -> str:
+    return f"artifact {artifact.name}" if artifact.name else "artifact"
+
+
+class StreamPrinter:
+    """Prints stream events as they arrive; chunks of one artifact continue the same line."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._open_artifact: str | None = None
+
+    def show(self, event: StreamEvent) -> None:
+        if isinstance(event, TaskArtifactUpdateEvent):
+            self._show_chunk(event)
+            return
+        self.finish()
+        if isinstance(event, Task):  # the task as the stream starts; its updates follow
+            self.console.print(task_header(event))
+        elif isinstance(event, TaskStatusUpdateEvent):
+            self.console.print(state_text(event.status.state))
+            show_status_message(self.console, event.status)
+        else:
+            show_message(self.console, event)
+
+    def finish(self) -> None:
+        """End the line of an artifact still being streamed."""
+        if self._open_artifact is not None:
+            self.console.print()
+            self._open_artifact = None
+
+    def _show_chunk(self, event: TaskArtifactUpdateEvent) -> None:
+        artifact = event.artifact
+        text = artifact_text(artifact)
+        if event.append and self._open_artifact == artifact.artifact_id:
+            self.console.print(text, end="")
+        else:
+            self.finish()
+            self.console.print(labelled(f"{artifact_label(artifact)}:", text), end="")
+            self._open_artifact = artifact.artifact_id
+        if event.last_chunk:
+            self.finish()

@@ -1,0 +1,69 @@
+"""`accord serve`: find an agent or ASGI app by `module:attribute` and run it with uvicorn."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from types import ModuleType
+from typing import Any
+
+import uvicorn
+from uvicorn.config import LOG_LEVELS
+
+from accord.agents import Agent
+from accord.cli.errors import BadArgument
+
+
+def load_app(target: str) -> Any:
+    """The ASGI app named by `module:attribute`: an `accord.Agent`'s app, or an ASGI app."""
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        example = "accord.samples.echo:agent"
+        raise BadArgument(f"expected MODULE:ATTRIBUTE (like {example}), got {target!r}")
+    found: Any = _import(module_name)
+    for name in attribute.split("."):
+        if not hasattr(found, name):
+            raise BadArgument(f"module {module_name!r} has no attribute {attribute!r}")
+        found = getattr(found, name)
+    if isinstance(found, Agent):
+        return found.app()
+    if _is_asgi_app(found):
+        return found
+    raise BadArgument(f"{target} is a {type(found).__name__}, not an accord.Agent or an ASGI app")
+
+
+def run(target: str, host: str, port: int, log_level: str) -> None:
+    """Serve the app named by `target` until interrupted."""
+    if log_level not in LOG_LEVELS:
+        raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
+    app = load_app(target)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+
+
+def _import(module_name: str) -> ModuleType:
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: modules in the current directory
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
+            raise BadArgument(f"no module named {module_name!r}") from None
+        raise BadArgument(f"cannot import {module_name!r}: {exc}") from None
+
+
+def _is_asgi_app(candidate: object) -> bool:
+    """Whether `candidate` can be called as `app(scope, receive, send)`."""
+    if isinstance(candidate, type) or not callable(candidate):
+        return False
+    try:
+        parameters = inspect.signature(candidate).parameters.values()
+    except (TypeError, ValueError):
+        return True  # no introspectable signature; let uvicorn try
+    positional = [
+        p
+        for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    return len(positional) == 3

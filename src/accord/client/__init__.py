@@ -1,0 +1,17 @@
+"""The A2A client: find an agent by its card and talk to it over JSON-RPC (async and sync)."""
+
+from accord.client.card_resolver import WELL_KNOWN_PATHS, card_urls, fetch_card, parse_card
+from accord.client.client import DEFAULT_TIMEOUT, Client
+from accord.client.event_stream import EventStream
+from accord.client.sync_client import SyncClient
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "WELL_KNOWN_PATHS",
+    "Client",
+    "EventStream",
+    "SyncClient",
+    "card_urls",
+    "fetch_card",
+    "parse_card",
+]

@@ -1,0 +1,56 @@
+"""Agent card discovery: the well-known URLs to try, fetching them and parsing the card."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import httpx
+from pydantic import ValidationError
+
+from accord.client.failures import describe_validation_error, http_errors
+from accord.errors import A2AClientError
+from accord.types import AgentCard
+
+WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+"""Where agents publish their card: the 0.3 path first, then the 0.2 one."""
+
+
+def card_urls(url: str) -> list[str]:
+    """The URLs to try in order: `url` itself when it names a card, else both well-known paths."""
+    if url.rstrip("/").endswith(WELL_KNOWN_PATHS):
+        return [url]
+    base = url.rstrip("/")
+    return [base + path for path in WELL_KNOWN_PATHS]
+
+
+def parse_card(body: bytes, source: str) -> AgentCard:
+    """The card in `body`, fetched from `source`; A2AClientError when it is not one."""
+    try:
+        document = json.loads(body)
+    except ValueError:
+        raise A2AClientError(f"the agent card at {source} is not JSON") from None
+    try:
+        return AgentCard.model_validate(document)
+    except ValidationError as exc:
+        reason = describe_validation_error(exc)
+        raise A2AClientError(f"the agent card at {source} is not valid: {reason}") from None
+
+
+async def fetch_card(
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None
+) -> AgentCard:
+    """Resolve the card of the agent at `url` (a base URL or a card URL)."""
+    candidates = card_urls(url)
+    for candidate in candidates:
+        with http_errors("GET", candidate):
+            response = await http.get(candidate, headers=headers)
+        if response.status_code == 404 and candidate != candidates[-1]:
+            continue
+        if response.status_code != 200:
+            raise A2AClientError(
+                f"GET {candidate} answered HTTP {response.status_code}",
+                status_code=response.status_code,
+            )
+        return parse_card(response.content, candidate)
+    raise AssertionError("unreachable: the last candidate always returns or raises")

@@ -1,0 +1,159 @@
+"""The agent card endpoint: well-known paths, the card's content, ETag and conditional GET."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from accord import Agent, create_app
+from accord.samples import echo
+from accord.types import AgentCard, AgentSkill
+from rpc import served
+
+PATHS = ["/.well-known/agent-card.json", "/.well-known/agent.json"]
+SchemaErrors = Callable[[str, Any], list[str]]  # the `schema_errors` fixture of conftest.py
+SKILL = AgentSkill(id="echo", name="Echo", description="Repeats you.", tags=["test"])
+
+
+def make_agent(name: str = "Card test agent") -> Agent:
+    return Agent(
+        echo.agent.executor,
+        name=name,
+        description="An agent whose card is under test.",
+        version="2.1.0",
+        skills=[SKILL],
+        output_modes=["text/plain", "application/json"],
+    )
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    with served(create_app(make_agent())) as url:
+        yield url
+
+
+@pytest.fixture
+async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=base_url) as client:
+        yield client
+
+
+@pytest.mark.parametrize("path", PATHS)
+async def test_card_is_served_at_the_well_known_path(http: httpx.AsyncClient, path: str) -> None:
+    response = await http.get(path)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    card = AgentCard.model_validate(response.json())
+    assert card.name == "Card test agent"
+    assert card.version == "2.1.0"
+    assert [s.id for s in card.skills] == ["echo"]
+    assert card.default_output_modes == ["text/plain", "application/json"]
+
+
+async def test_both_paths_serve_the_same_card(http: httpx.AsyncClient) -> None:
+    first, second = [await http.get(path) for path in PATHS]
+    assert first.content == second.content
+    assert first.headers["etag"] == second.headers["etag"]
+
+
+async def test_card_describes_the_jsonrpc_endpoint_of_this_server(
+    http: httpx.AsyncClient, base_url: str
+) -> None:
+    card = (await http.get(PATHS[0])).json()
+    assert card["url"] == base_url + "/"
+    assert card["preferredTransport"] == "JSONRPC"
+    assert card["protocolVersion"] == "0.3.0"
+    assert card["capabilities"]["streaming"] is True
+    assert card["capabilities"].get("pushNotifications") is not True
+    assert "supportsAuthenticatedExtendedCard" not in card
+
+
+async def test_card_uses_the_url_the_client_came_in_on(http: httpx.AsyncClient) -> None:
+    response = await http.get(PATHS[0], headers={"Host": "agents.example.com:8443"})
+    assert response.json()["url"] == "http://agents.example.com:8443/"
+    plain = await http.get(PATHS[0])
+    assert plain.headers["etag"] != response.headers["etag"]
+
+
+async def test_configured_public_url_wins() -> None:
+    app = create_app(make_agent(), public_url="https://agents.example.com/a2a")
+    with served(app) as url:
+        async with httpx.AsyncClient(base_url=url) as http:
+            card = (await http.get(PATHS[0])).json()
+    assert card["url"] == "https://agents.example.com/a2a"
+
+
+async def test_card_matches_the_official_schema(
+    http: httpx.AsyncClient, schema_errors: SchemaErrors
+) -> None:
+    assert schema_errors("AgentCard", (await http.get(PATHS[0])).json()) == []
+
+
+async def test_card_has_a_strong_etag_and_cache_control(http: httpx.AsyncClient) -> None:
+    response = await http.get(PATHS[0])
+    etag = response.headers["etag"]
+    assert etag.startswith('"') and etag.endswith('"') and len(etag) > 2
+    assert "max-age=" in response.headers["cache-control"]
+    assert (await http.get(PATHS[0])).headers["etag"] == etag, "the ETag is stable"
+
+
+async def etag_of(http: httpx.AsyncClient) -> str:
+    etag: str = (await http.get(PATHS[0])).headers["etag"]
+    return etag
+
+
+@pytest.mark.parametrize(
+    "if_none_match",
+    [
+        "{etag}",
+        "*",
+        "W/{etag}",
+        '"something-else", {etag}',
+        '{etag},"something-else"',
+        '"a" ,  W/{etag}',
+    ],
+)
+@pytest.mark.parametrize("path", PATHS)
+async def test_matching_if_none_match_is_304(
+    http: httpx.AsyncClient, if_none_match: str, path: str
+) -> None:
+    etag = await etag_of(http)
+    response = await http.get(path, headers={"If-None-Match": if_none_match.format(etag=etag)})
+    assert response.status_code == 304
+    assert response.content == b""
+    assert response.headers["etag"] == etag
+    assert "max-age=" in response.headers["cache-control"]
+
+
+@pytest.mark.parametrize(
+    "if_none_match",
+    ['"stale"', 'W/"stale"', '"a", "b"', "", "{bare}", '"{bare}-suffix"'],
+)
+async def test_other_if_none_match_gets_the_card(
+    http: httpx.AsyncClient, if_none_match: str
+) -> None:
+    etag = await etag_of(http)
+    header = if_none_match.format(bare=etag.strip('"'))
+    response = await http.get(PATHS[0], headers={"If-None-Match": header})
+    assert response.status_code == 200
+    assert response.headers["etag"] == etag
+    assert AgentCard.model_validate(response.json()).name == "Card test agent"
+
+
+async def test_a_different_card_has_a_different_etag(http: httpx.AsyncClient) -> None:
+    etag = await etag_of(http)
+    same_host = {"Host": http.base_url.netloc.decode()}  # so both cards carry the same url
+    with served(create_app(make_agent("Another agent"))) as url:
+        async with httpx.AsyncClient(base_url=url, headers=same_host) as other:
+            stale = await other.get(PATHS[0], headers={"If-None-Match": etag})
+    assert stale.status_code == 200
+    assert stale.json()["name"] == "Another agent"
+    assert stale.json()["url"] == str(http.base_url) + "/"
+    assert stale.headers["etag"] != etag
+
+
+async def test_jsonrpc_endpoint_does_not_answer_get(http: httpx.AsyncClient) -> None:
+    assert (await http.get("/")).status_code == 405

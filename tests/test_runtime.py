@@ -1,0 +1,507 @@
+"""TaskRuntime without a server: records and their numbers, store, bus, failures, cancel, watch."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from accord import AgentExecutor, RequestContext, TaskUpdater
+from accord.agents import EventSink
+from accord.errors import (
+    ContentTypeNotSupported,
+    InvalidAgentResponse,
+    TaskNotCancelable,
+    TaskNotFound,
+    UnsupportedOperation,
+)
+from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime
+from accord.samples import echo
+from accord.store import InMemoryTaskStore
+from accord.types import (
+    Message,
+    MessageSendParams,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from agents_for_tests import (
+    SAFETY_TIMEOUT,
+    AsksThenCompletes,
+    AsksThenQuits,
+    Gate,
+    GatedStreamer,
+    GoesBackToSubmitted,
+    NeverFinishes,
+    Raises,
+    ReturnsUnfinished,
+    SendsUnserializable,
+    Silent,
+    rejects_before_task,
+)
+
+RuntimeFactory = Callable[[AgentExecutor], TaskRuntime]
+
+
+@pytest.fixture
+async def make_runtime() -> AsyncIterator[RuntimeFactory]:
+    """Builds runtimes over fresh memory stores and buses; stops their runs afterwards."""
+    runtimes: list[TaskRuntime] = []
+
+    def make(executor: AgentExecutor) -> TaskRuntime:
+        runtime = TaskRuntime(executor, InMemoryTaskStore(), InProcessEventBus())
+        runtimes.append(runtime)
+        return runtime
+
+    yield make
+    for runtime in runtimes:
+        await runtime.close()
+
+
+def params(text: str = "hello", **message: Any) -> MessageSendParams:
+    return MessageSendParams(message=Message.user(text, **message))
+
+
+async def collect(records: AsyncIterator[EventRecord]) -> list[EventRecord]:
+    """Every record until the iterator ends (it ends after the final one)."""
+    async with asyncio.timeout(SAFETY_TIMEOUT):
+        return [record async for record in records]
+
+
+async def run_to_end(
+    runtime: TaskRuntime, text: str = "hello", **message: Any
+) -> list[EventRecord]:
+    return await collect(await runtime.start(params(text, **message)))
+
+
+def store_of(runtime: TaskRuntime) -> InMemoryTaskStore:
+    assert isinstance(runtime.store, InMemoryTaskStore)
+    return runtime.store
+
+
+def bus_of(runtime: TaskRuntime) -> InProcessEventBus:
+    assert isinstance(runtime.bus, InProcessEventBus)
+    return runtime.bus
+
+
+def final_status(records: list[EventRecord]) -> TaskStatusUpdateEvent:
+    last = records[-1]
+    assert last.final
+    assert isinstance(last.event, TaskStatusUpdateEvent)
+    return last.event
+
+
+def status_text(event: TaskStatusUpdateEvent) -> str:
+    assert event.status.message is not None
+    return event.status.message.text
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+async def test_records_of_a_task_run_in_order_and_end_with_the_final_one(
+    make_runtime: RuntimeFactory,
+) -> None:
+    records = await run_to_end(make_runtime(echo.agent.executor), "ping")
+    kinds = [type(r.event).__name__ for r in records]
+    status, artifact = "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent"
+    assert kinds == ["Task", status, artifact, status]
+    assert [r.final for r in records] == [False, False, False, True]
+    assert final_status(records).status.state is TaskState.COMPLETED
+    assert len({r.task_id for r in records}) == 1
+
+
+async def test_sequence_numbers_count_from_one_per_task(make_runtime: RuntimeFactory) -> None:
+    runtime = make_runtime(echo.agent.executor)
+    first = await run_to_end(runtime, "one")
+    second = await run_to_end(runtime, "two")
+    assert first[0].task_id != second[0].task_id
+    for records in (first, second):
+        assert [r.seq for r in records] == list(range(1, len(records) + 1))
+
+
+async def test_payload_is_the_json_of_the_event_when_it_happened(
+    make_runtime: RuntimeFactory,
+) -> None:
+    agent = GatedStreamer(chunks=3)
+    agent.release_all()
+    records = await run_to_end(make_runtime(agent))
+    snapshot = json.loads(records[0].payload)
+    assert snapshot["kind"] == "task"
+    assert snapshot["status"]["state"] == "submitted", "later events never rewrite a payload"
+    chunks = [
+        json.loads(r.payload) for r in records if isinstance(r.event, TaskArtifactUpdateEvent)
+    ]
+    assert [c["artifact"]["parts"][0]["text"] for c in chunks] == ["chunk 0", "chunk 1", "chunk 2"]
+    assert [len(c["artifact"]["parts"]) for c in chunks] == [1, 1, 1]
+    for record in records:
+        assert record.event is not None
+        assert json.loads(record.payload)["kind"] == record.event.kind
+
+
+async def test_each_record_is_saved_before_it_is_published(make_runtime: RuntimeFactory) -> None:
+    log: list[tuple[str, int]] = []
+
+    class LoggingStore(InMemoryTaskStore):
+        async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+            log.append(("save", seq))
+            await super().save(task, seq, record)
+
+    class LoggingBus(InProcessEventBus):
+        async def publish(self, record: EventRecord) -> None:
+            log.append(("publish", record.seq))
+            await super().publish(record)
+
+    runtime = TaskRuntime(echo.agent.executor, LoggingStore(), LoggingBus())
+    records = await run_to_end(runtime)
+    expected = [(step, r.seq) for r in records for step in ("save", "publish")]
+    assert log == expected
+
+
+async def test_store_keeps_the_task_and_its_event_log(make_runtime: RuntimeFactory) -> None:
+    runtime = make_runtime(echo.agent.executor)
+    records = await run_to_end(runtime, "ping")
+    stored = await runtime.store.get(records[0].task_id)
+    assert stored is not None
+    assert stored.seq == records[-1].seq
+    assert stored.task.status.state is TaskState.COMPLETED
+    logged = await runtime.store.events_after(records[0].task_id, 0)
+    assert [(r.seq, r.payload) for r in logged] == [(r.seq, r.payload) for r in records]
+    assert [r.seq for r in await runtime.store.events_after(records[0].task_id, 2)] == [3, 4]
+
+
+async def test_message_reply_is_one_final_record_and_no_task(make_runtime: RuntimeFactory) -> None:
+    runtime = make_runtime(echo.message_agent.executor)
+    records = await run_to_end(runtime, "ping", context_id="ctx-1")
+    assert len(records) == 1
+    record = records[0]
+    assert (record.seq, record.final, record.error) == (0, True, None)
+    assert isinstance(record.event, Message)
+    assert record.event.text == "ping"
+    assert record.event.context_id == "ctx-1"
+    assert len(store_of(runtime)) == 0
+    with pytest.raises(TaskNotFound):
+        await runtime.get_task(record.task_id)
+
+
+async def test_nothing_may_follow_a_message_reply(make_runtime: RuntimeFactory) -> None:
+    caught: list[Exception] = []
+    done = Gate("done")
+
+    class RepliesThenWorks(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventSink) -> None:
+            await events.send(Message.agent("answer"))
+            try:
+                await TaskUpdater(context, events).start_work()
+            except InvalidAgentResponse as exc:
+                caught.append(exc)
+            done.open()
+
+    runtime = make_runtime(RepliesThenWorks())
+    records = await run_to_end(runtime)
+    assert [type(r.event) for r in records] == [Message]
+    await done.wait()
+    assert len(caught) == 1
+    assert len(store_of(runtime)) == 0
+
+
+async def test_subscriptions_are_released_when_runs_and_watches_end(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(AsksThenCompletes())
+    records = await run_to_end(runtime)
+    task_id = records[0].task_id
+    assert await collect(runtime.watch(task_id))
+    assert bus_of(runtime).subscriber_count(task_id) == 0
+
+
+# --- failures --------------------------------------------------------------------------------
+
+
+async def test_agent_that_raises_fails_the_task_naming_the_error(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(Raises(RuntimeError("the database is gone")))
+    records = await run_to_end(runtime)
+    failed = final_status(records)
+    assert failed.status.state is TaskState.FAILED
+    assert "RuntimeError" in status_text(failed)
+    assert "the database is gone" in status_text(failed)
+    stored = await runtime.store.get(records[0].task_id)
+    assert stored is not None and stored.task.status.state is TaskState.FAILED
+
+
+async def test_agent_that_raises_before_any_event_still_leaves_a_failed_task(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(Raises(ValueError("bad input"), after_start=False))
+    records = await run_to_end(runtime)
+    assert isinstance(records[0].event, Task)
+    assert final_status(records).status.state is TaskState.FAILED
+    assert "ValueError: bad input" in status_text(final_status(records))
+
+
+async def test_agent_that_returns_without_finishing_fails_the_task(
+    make_runtime: RuntimeFactory,
+) -> None:
+    records = await run_to_end(make_runtime(ReturnsUnfinished()))
+    failed = final_status(records)
+    assert failed.status.state is TaskState.FAILED
+    assert "without finishing" in status_text(failed)
+
+
+async def test_agent_emitting_an_illegal_transition_fails_the_task(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(GoesBackToSubmitted())
+    records = await run_to_end(runtime)
+    failed = final_status(records)
+    assert failed.status.state is TaskState.FAILED
+    assert "submitted" in status_text(failed)
+    states = [r.event.status.state for r in records if isinstance(r.event, TaskStatusUpdateEvent)]
+    assert TaskState.SUBMITTED not in states, "the illegal event is never published"
+
+
+async def test_protocol_error_before_any_event_reaches_the_caller_and_no_task_is_stored(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(rejects_before_task(ContentTypeNotSupported("no images, please")))
+    records = await run_to_end(runtime)
+    assert len(records) == 1
+    error = records[0].error
+    assert isinstance(error, ContentTypeNotSupported)
+    assert (error.code, error.message) == (-32005, "no images, please")
+    assert records[0].event is None and records[0].final
+    assert len(store_of(runtime)) == 0
+
+
+async def test_event_that_cannot_be_serialized_is_refused_and_fails_the_task(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(SendsUnserializable())
+    records = await run_to_end(runtime)
+    failed = final_status(records)
+    assert failed.status.state is TaskState.FAILED
+    assert "cannot be serialized" in status_text(failed)
+    task = await runtime.get_task(records[0].task_id)
+    assert task.artifacts is not None and len(task.artifacts) == 1, "the bad artifact is not kept"
+    assert json.loads(task.to_json())["status"]["state"] == "failed"
+    assert [r.seq for r in records] == list(range(1, len(records) + 1))
+
+
+async def test_reply_that_cannot_be_serialized_is_an_invalid_agent_response(
+    make_runtime: RuntimeFactory,
+) -> None:
+    records = await run_to_end(make_runtime(SendsUnserializable(as_message=True)))
+    assert len(records) == 1
+    assert isinstance(records[0].error, InvalidAgentResponse)
+    assert "cannot be serialized" in records[0].error.message
+
+
+async def test_agent_that_sends_nothing_is_an_invalid_agent_response(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(Silent())
+    records = await run_to_end(runtime)
+    assert len(records) == 1
+    assert isinstance(records[0].error, InvalidAgentResponse)
+    assert len(store_of(runtime)) == 0
+
+
+async def test_closing_an_execution_early_does_not_stop_the_agent(
+    make_runtime: RuntimeFactory,
+) -> None:
+    agent = GatedStreamer(chunks=1)
+    runtime = make_runtime(agent)
+    execution = await runtime.start(params())
+    first = await anext(execution)
+    execution.close()
+    agent.release_all()
+    await agent.finished.wait()
+    task = await runtime.get_task(first.task_id)
+    assert task.status.state is TaskState.COMPLETED
+
+
+# --- multi-turn ------------------------------------------------------------------------------
+
+
+async def test_resuming_an_interrupted_task_continues_its_records_and_history(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(AsksThenCompletes())
+    first = await run_to_end(runtime, "hi")
+    assert final_status(first).status.state is TaskState.INPUT_REQUIRED
+    task_id = first[0].task_id
+    second = await run_to_end(runtime, "Ada", task_id=task_id)
+    assert [r.seq for r in second] == list(
+        range(first[-1].seq + 1, first[-1].seq + 1 + len(second))
+    )
+    assert isinstance(second[0].event, Task), "a resumed run starts with the task"
+    assert final_status(second).status.state is TaskState.COMPLETED
+    task = await runtime.get_task(task_id)
+    history = [(m.role.value, m.text) for m in task.history or []]
+    assert history == [
+        ("user", "hi"),
+        ("agent", AsksThenCompletes.QUESTION),
+        ("user", "Ada"),
+    ]
+    assert task.artifacts is not None
+    assert task.artifacts[0].parts == [TextPart(text="Hello, Ada!")]
+
+
+async def test_resumed_run_that_returns_without_a_word_fails_the_task(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(AsksThenQuits())
+    task_id = (await run_to_end(runtime))[0].task_id
+    records = await run_to_end(runtime, "here you are", task_id=task_id)
+    failed = final_status(records)
+    assert failed.status.state is TaskState.FAILED
+    assert "without finishing" in status_text(failed)
+
+
+async def test_run_that_leaves_an_interrupted_state_unfinished_fails_the_task(
+    make_runtime: RuntimeFactory,
+) -> None:
+    carry_on = Gate("carry on")
+
+    class AsksThenCarriesOn(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventSink) -> None:
+            updater = TaskUpdater(context, events)
+            await updater.requires_input("name?")
+            await carry_on.wait()
+            await updater.start_work("never mind")
+
+    runtime = make_runtime(AsksThenCarriesOn())
+    execution = await runtime.start(params())
+    assert final_status(await collect(execution)).status.state is TaskState.INPUT_REQUIRED
+    with runtime.bus.subscribe(execution.task_id) as subscription:
+        carry_on.open()
+        async with asyncio.timeout(SAFETY_TIMEOUT):
+            later = [await anext(subscription), await anext(subscription)]
+    assert [r.event.status.state for r in later if isinstance(r.event, TaskStatusUpdateEvent)] == [
+        TaskState.WORKING,
+        TaskState.FAILED,
+    ]
+    assert later[-1].final
+
+
+async def test_a_running_task_takes_no_second_message(make_runtime: RuntimeFactory) -> None:
+    agent = NeverFinishes()
+    runtime = make_runtime(agent)
+    execution = await runtime.start(params())
+    await agent.started.wait()
+    with pytest.raises(UnsupportedOperation):
+        await runtime.start(params("again", task_id=execution.task_id))
+    execution.close()
+
+
+# --- watch -----------------------------------------------------------------------------------
+
+
+async def test_watch_gives_the_current_task_then_live_records(
+    make_runtime: RuntimeFactory,
+) -> None:
+    agent = GatedStreamer(chunks=2)
+    runtime = make_runtime(agent)
+    execution = await runtime.start(params())
+    await agent.started.wait()
+    watch = runtime.watch(execution.task_id)
+    snapshot = await anext(watch)
+    assert isinstance(snapshot.event, Task)
+    assert json.loads(snapshot.payload)["status"]["state"] == "working"
+    agent.release_all()
+    live = await collect(watch)
+    original = await collect(execution)
+    assert [r.seq for r in live] == [r.seq for r in original if r.seq > snapshot.seq]
+    assert [r.payload for r in live] == [r.payload for r in original if r.seq > snapshot.seq]
+    assert live[-1].final
+
+
+async def test_watch_of_a_task_waiting_for_input_ends_after_the_snapshot(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(AsksThenCompletes())
+    task_id = (await run_to_end(runtime))[0].task_id
+    records = await collect(runtime.watch(task_id))
+    assert len(records) == 1 and records[0].final
+    assert json.loads(records[0].payload)["status"]["state"] == "input-required"
+
+
+# --- cancel ----------------------------------------------------------------------------------
+
+
+async def test_cancel_calls_the_agent_and_ends_the_task_canceled(
+    make_runtime: RuntimeFactory,
+) -> None:
+    agent = NeverFinishes()
+    runtime = make_runtime(agent)
+    execution = await runtime.start(params())
+    await agent.started.wait()
+    task = await runtime.cancel(execution.task_id)
+    assert agent.cancel_called.is_open
+    assert task.status.state is TaskState.CANCELED
+    records = await collect(execution)
+    assert final_status(records).status.state is TaskState.CANCELED
+    assert status_text(final_status(records)) == "stopped on request"
+    await agent.stopped.wait()
+
+
+async def test_cancel_still_cancels_when_the_agents_cancel_raises(
+    make_runtime: RuntimeFactory,
+) -> None:
+    class BrokenCancel(NeverFinishes):
+        async def cancel(self, context: RequestContext, events: EventSink) -> None:
+            raise RuntimeError("cannot stop")
+
+    agent = BrokenCancel()
+    runtime = make_runtime(agent)
+    execution = await runtime.start(params())
+    await agent.started.wait()
+    task = await runtime.cancel(execution.task_id)
+    assert task.status.state is TaskState.CANCELED
+    assert final_status(await collect(execution)).status.state is TaskState.CANCELED
+
+
+async def test_cancel_of_a_task_waiting_for_input(make_runtime: RuntimeFactory) -> None:
+    runtime = make_runtime(AsksThenCompletes())
+    task_id = (await run_to_end(runtime))[0].task_id
+    task = await runtime.cancel(task_id)
+    assert task.status.state is TaskState.CANCELED
+    stored = await runtime.store.get(task_id)
+    assert stored is not None and stored.task.status.state is TaskState.CANCELED
+    with pytest.raises(UnsupportedOperation):
+        await runtime.start(params("too late", task_id=task_id))
+
+
+async def test_cancel_of_a_finished_task_is_refused(make_runtime: RuntimeFactory) -> None:
+    runtime = make_runtime(echo.agent.executor)
+    task_id = (await run_to_end(runtime))[0].task_id
+    with pytest.raises(TaskNotCancelable):
+        await runtime.cancel(task_id)
+    assert (await runtime.get_task(task_id)).status.state is TaskState.COMPLETED
+
+
+async def test_cancel_of_an_unknown_task(make_runtime: RuntimeFactory) -> None:
+    with pytest.raises(TaskNotFound):
+        await make_runtime(echo.agent.executor).cancel("no-such-task")
+
+
+async def test_close_stops_running_agents_and_keeps_their_last_state(
+    make_runtime: RuntimeFactory,
+) -> None:
+    agent = NeverFinishes()
+    runtime = make_runtime(agent)
+    execution = await runtime.start(params())
+    await agent.started.wait()
+    await runtime.close()
+    assert agent.stopped.is_open
+    stored = await runtime.store.get(execution.task_id)
+    assert stored is not None and stored.task.status.state is TaskState.WORKING
+    assert not agent.cancel_called.is_open
+    execution.close()
