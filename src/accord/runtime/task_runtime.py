@@ -179,34 +179,55 @@ class TaskRuntime:
             raise TaskNotFound(f"no task with id {task_id!r}")
         return stored.task
 
-    async def watch(self, task_id: str) -> AsyncIterator[EventRecord]:
-        """The task as it is now, then each change until it ends or waits for the client."""
+    async def watch(self, task_id: str, after_seq: int | None = None) -> AsyncIterator[EventRecord]:
+        """Follow a task until it ends or waits for the client.
+
+        Without `after_seq`: the task as it is now, then each change. With it (the last
+        sequence number the caller saw): exactly the logged events it missed, then live ones;
+        when the log no longer reaches back that far, the current task stands in for them.
+        """
         subscription = self.bus.subscribe(task_id)
         try:
-            run = self._runs.get(task_id)
-            if run is not None and run.task is not None:
-                task, seq = run.task, run.seq
+            task, seq = await self._current(task_id)
+            missed = [] if after_seq is None else await self.store.events_after(task_id, after_seq)
+            if after_seq is not None and (
+                missed[0].seq == after_seq + 1 if missed else after_seq >= seq
+            ):
+                last = after_seq
+                for record in missed:
+                    yield record
+                    last = record.seq
+                    if record.final:
+                        return
+                if task.status.state.is_terminal and last >= seq:
+                    return
             else:
-                stored = await self.store.get(task_id)
-                if stored is None:
-                    raise TaskNotFound(f"no task with id {task_id!r}")
-                task, seq = stored.task, stored.seq
-            if task.status.state.is_terminal:
-                raise UnsupportedOperation(
-                    f"task {task_id} is {task.status.state.value}; there is nothing to follow"
-                )
-            snapshot = EventRecord.of(task_id, seq, task, final=is_final(task.status.state))
-            yield snapshot
-            if snapshot.final:
-                return
+                if task.status.state.is_terminal:
+                    raise UnsupportedOperation(
+                        f"task {task_id} is {task.status.state.value}; there is nothing to follow"
+                    )
+                snapshot = EventRecord.of(task_id, seq, task, final=is_final(task.status.state))
+                yield snapshot
+                if snapshot.final:
+                    return
+                last = seq
             async for record in subscription:
-                if record.seq <= seq:
+                if record.seq <= last:
                     continue
                 yield record
                 if record.final:
                     return
         finally:
             subscription.close()
+
+    async def _current(self, task_id: str) -> tuple[Task, int]:
+        run = self._runs.get(task_id)
+        if run is not None and run.task is not None:
+            return run.task, run.seq
+        stored = await self.store.get(task_id)
+        if stored is None:
+            raise TaskNotFound(f"no task with id {task_id!r}")
+        return stored.task, stored.seq
 
     async def cancel(self, task_id: str) -> Task:
         """Ask the agent to stop, then make sure the task ends canceled."""

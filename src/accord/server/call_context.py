@@ -8,7 +8,11 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, slots=True)
 class CallContext:
-    """The transport-independent facts of one call: where it came in and its headers."""
+    """The transport-independent facts of one call: where it came in and its headers.
+
+    `last_event_id` is the sequence number of the last event a reconnecting stream saw.
+    """
 
     base_url: str
     headers: Mapping[str, str] = field(default_factory=dict)
+    last_event_id: int | None = None

@@ -62,7 +62,11 @@ class JsonRpcBinding:
             if spec is None:
                 raise MethodNotFound(f"method {method!r} does not exist; see the A2A method list")
             params = _decode_params(spec, call.get("params"), method)
-            context = CallContext(base_url=str(request.base_url), headers=request.headers)
+            context = CallContext(
+                base_url=str(request.base_url),
+                headers=request.headers,
+                last_event_id=_last_event_id(request),
+            )
             result = await spec.operation(self.service)(params, context)
             if not spec.streaming:
                 body = _success(_id_json(request_id), _result_json(result))
@@ -102,6 +106,17 @@ def _check_content_type(request: Request) -> None:
 
 def _too_large(limit: int) -> str:
     return f"request body exceeds the limit of {limit} bytes"
+
+
+def _last_event_id(request: Request) -> int | None:
+    value = request.headers.get("last-event-id")
+    if value is None:
+        return None
+    if not value.strip().isdigit():
+        raise InvalidRequest(
+            f"Last-Event-ID must be an event number this server sent, got {value!r}"
+        )
+    return int(value)
 
 
 def _parse_object(body: bytes) -> dict[str, Any]:

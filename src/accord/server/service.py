@@ -70,9 +70,10 @@ class A2AService:
     async def resubscribe(
         self, params: TaskIdParams, call: CallContext
     ) -> AsyncIterator[EventRecord]:
-        """Follow a running task again: its current state, then each change."""
+        """Follow a running task again: its current state (or, for a reconnecting stream,
+        the events it missed), then each change."""
         self._require_streaming()
-        return await _primed(self.runtime.watch(params.id))
+        return await _primed(self.runtime.watch(params.id, call.last_event_id))
 
     async def push_config(
         self, params: TaskIdParams | TaskPushNotificationConfig, call: CallContext
