@@ -5,15 +5,12 @@ from __future__ import annotations
 import base64
 import json
 import re
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from starlette.applications import Starlette
 from typer.testing import CliRunner, Result
@@ -25,8 +22,9 @@ from accord.cli.serve import load_app
 from accord.errors import UnsupportedOperation
 from accord.samples import echo
 from accord.types import AgentCard, DataPart, FilePart, FileWithBytes, Task, TaskState, TextPart
-from agents_for_tests import SAFETY_TIMEOUT, AsksThenCompletes, Raises, Switchboard
+from agents_for_tests import AsksThenCompletes, Raises, Switchboard
 from live_server import serve_app
+from served_process import accord_command, accord_serve, free_port
 
 ASGI_APP = echo.message_agent.app()
 """An ASGI app for `accord serve test_cli:ASGI_APP`."""
@@ -37,17 +35,6 @@ TASK_HEADER = re.compile(r"^task (?P<task>\S+)  context (?P<context>\S+)  \[(?P<
 def not_an_app(name: str) -> str:
     """A callable that is neither an Agent nor an ASGI app."""
     return name
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def accord_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "accord", *args]
 
 
 def run_accord(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -70,32 +57,8 @@ def invoke(*args: str, stdin: str | None = None) -> Result:
 @pytest.fixture(scope="module")
 def served_echo() -> Iterator[str]:
     """`accord serve accord.samples.echo:agent` in a subprocess; yields its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        accord_command("serve", "accord.samples.echo:agent", "--port", str(port)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    watchdog = threading.Timer(SAFETY_TIMEOUT, process.kill)  # only guards against a hang
-    watchdog.start()
-    try:
-        assert process.stderr is not None
-        startup: list[str] = []
-        for line in process.stderr:  # uvicorn says when it listens
-            startup.append(line)
-            if "Uvicorn running on" in line:
-                break
-        else:
-            pytest.fail("accord serve did not start:\n" + "".join(startup))
-        watchdog.cancel()
-        url = f"http://127.0.0.1:{port}"
-        assert httpx.get(url + "/.well-known/agent-card.json").status_code == 200
-        yield url
-    finally:
-        watchdog.cancel()
-        process.terminate()
-        process.communicate(timeout=10)
+    with accord_serve("accord.samples.echo:agent", "--store", "memory") as served:
+        yield served.url
 
 
 def headers(output: str) -> list[dict[str, str]]:

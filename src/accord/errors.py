@@ -95,6 +95,20 @@ class AuthenticatedExtendedCardNotConfigured(A2AError):
     default_message = "Authenticated Extended Card is not configured"
 
 
+ExtendedAgentCardNotConfigured = AuthenticatedExtendedCardNotConfigured
+"""The name A2A 1.0 gives -32007."""
+
+
+class ExtensionSupportRequired(A2AError):
+    code = -32008
+    default_message = "A required extension was not declared by the client"
+
+
+class VersionNotSupported(A2AError):
+    code = -32009
+    default_message = "This A2A protocol version is not supported"
+
+
 _BY_CODE: dict[int, type[A2AError]] = {
     cls.code: cls
     for cls in (
@@ -110,6 +124,8 @@ _BY_CODE: dict[int, type[A2AError]] = {
         ContentTypeNotSupported,
         InvalidAgentResponse,
         AuthenticatedExtendedCardNotConfigured,
+        ExtensionSupportRequired,
+        VersionNotSupported,
     )
 }
 

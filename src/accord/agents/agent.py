@@ -33,6 +33,7 @@ class Agent:
         input_modes: Sequence[str] = ("text/plain",),
         output_modes: Sequence[str] = ("text/plain",),
         streaming: bool = True,
+        push_notifications: bool = False,
         extensions: Sequence[AgentExtension] = (),
         provider: AgentProvider | None = None,
         documentation_url: str | None = None,
@@ -50,7 +51,7 @@ class Agent:
             version=version,
             capabilities=AgentCapabilities(
                 streaming=streaming,
-                push_notifications=False,
+                push_notifications=push_notifications,
                 state_transition_history=False,
                 extensions=list(extensions) or None,
             ),

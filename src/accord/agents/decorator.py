@@ -38,8 +38,9 @@ AgentFunction: TypeAlias = Callable[[RequestContext], object]
 class FunctionExecutor(AgentExecutor):
     """Runs a decorated function as an executor."""
 
-    def __init__(self, function: AgentFunction, *, task: bool) -> None:
+    def __init__(self, function: AgentFunction, *, task: bool, restartable: bool = False) -> None:
         self.function = function
+        self.restartable = restartable
         self.streams = inspect.isasyncgenfunction(function)
         self.task_mode = task or self.streams
 
@@ -122,7 +123,12 @@ def agent(function: AgentFunction, /) -> Agent: ...
 
 @overload
 def agent(
-    *, name: str | None = None, description: str | None = None, task: bool = False, **card: Any
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    task: bool = False,
+    restartable: bool = False,
+    **card: Any,
 ) -> Callable[[AgentFunction], Agent]: ...
 
 
@@ -133,6 +139,7 @@ def agent(
     name: str | None = None,
     description: str | None = None,
     task: bool = False,
+    restartable: bool = False,
     **card: Any,
 ) -> Agent | Callable[[AgentFunction], Agent]:
     """Turn a function into an `Agent`.
@@ -146,13 +153,14 @@ def agent(
       message=...)` to ask for input); a `Message` is a progress note. When it ends the task
       is completed unless it already ended or waits for input.
 
-    Other keyword arguments go to `Agent` (skills, version, input_modes, ...).
+    `restartable=True` lets another replica run the function again on a task whose server
+    died. Other keyword arguments go to `Agent` (skills, version, input_modes, ...).
     """
 
     def wrap(func: AgentFunction) -> Agent:
         doc = inspect.getdoc(func) or ""
         return Agent(
-            FunctionExecutor(func, task=task),
+            FunctionExecutor(func, task=task, restartable=restartable),
             name=name or func.__name__.replace("_", " ").strip().title(),
             description=description or doc.split("\n\n")[0] or func.__name__,
             **card,

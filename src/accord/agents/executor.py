@@ -26,7 +26,12 @@ class AgentExecutor(ABC):
     `execute` answers one incoming message: either send a single `Message` (no task is
     created), or send task events — status updates and artifacts — until the task is
     finished or waits for input. Use `TaskUpdater` for the second style.
+
+    Set `restartable = True` when running `execute` again on the same task is safe: if the
+    server running it dies, another replica then runs it again instead of failing it.
     """
+
+    restartable: bool = False
 
     @abstractmethod
     async def execute(self, context: RequestContext, events: EventSink) -> None:

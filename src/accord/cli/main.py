@@ -9,6 +9,7 @@ import typer
 
 from accord.cli import chat as chat_session
 from accord.cli import serve as serving
+from accord.cli import storage
 from accord.cli.errors import reports_errors
 from accord.cli.inputs import data_part, file_part
 from accord.cli.output import (
@@ -19,6 +20,13 @@ from accord.cli.output import (
     show_result,
 )
 from accord.client import SyncClient
+from accord.store import DEFAULT_STORE_URL, Retention
+from accord.store.retention import (
+    DEFAULT_CLEANUP_INTERVAL,
+    DEFAULT_EVENT_TTL,
+    DEFAULT_FINISHED_TASK_TTL,
+    DEFAULT_MAX_EVENTS_PER_TASK,
+)
 from accord.types import Message, Part, Task
 
 app = typer.Typer(
@@ -35,6 +43,20 @@ AgentUrl = Annotated[
 JsonOutput = Annotated[
     bool, typer.Option("--json", help="Print the wire JSON (one line per object).")
 ]
+StoreUrl = Annotated[
+    str,
+    typer.Option(
+        "--store",
+        envvar="ACCORD_STORE",
+        help="Where tasks live: sqlite:///PATH (a file on this machine), postgresql://USER@HOST/DB"
+        " (shared by replicas) or memory (gone when the server stops).",
+    ),
+]
+
+db = typer.Typer(
+    help="Manage the database of the task store.", no_args_is_help=True, add_completion=False
+)
+app.add_typer(db, name="db")
 
 
 @app.command()
@@ -46,9 +68,42 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    store: StoreUrl = DEFAULT_STORE_URL,
+    task_ttl: Annotated[
+        str, typer.Option(help="Keep finished tasks this long (30s, 15m, 12h, 7d; off: forever).")
+    ] = storage.format_duration(DEFAULT_FINISHED_TASK_TTL),
+    event_ttl: Annotated[
+        str, typer.Option(help="Keep logged task events this long (off: as long as the task).")
+    ] = storage.format_duration(DEFAULT_EVENT_TTL),
+    max_task_events: Annotated[
+        int, typer.Option(min=1, help="Keep at most this many recent events per task.")
+    ] = DEFAULT_MAX_EVENTS_PER_TASK,
+    cleanup_interval: Annotated[
+        str, typer.Option(help="How often to forget expired tasks and events (off: never).")
+    ] = storage.format_duration(DEFAULT_CLEANUP_INTERVAL),
 ) -> None:
-    """Serve an agent over A2A (JSON-RPC at /, card at /.well-known/agent-card.json)."""
-    serving.run(target, host, port, log_level)
+    """Serve an agent over A2A (JSON-RPC at /, card at /.well-known/agent-card.json).
+
+    Tasks persist in ./.accord/accord.db (SQLite) unless --store names another store.
+    """
+    interval = storage.parse_duration("--cleanup-interval", cleanup_interval)
+    settings = storage.StoreSettings(
+        url=store,
+        retention=Retention(
+            finished_task_ttl=storage.parse_duration("--task-ttl", task_ttl),
+            event_ttl=storage.parse_duration("--event-ttl", event_ttl),
+            max_events_per_task=max_task_events,
+        ),
+        cleanup_interval=interval.total_seconds() if interval is not None else None,
+    )
+    serving.run(target, host, port, log_level, settings)
+
+
+@db.command("upgrade")
+@reports_errors
+def db_upgrade(store: StoreUrl = DEFAULT_STORE_URL) -> None:
+    """Create or upgrade the task store's schema (accord serve also does this on start)."""
+    typer.echo(storage.upgrade_schema(store))
 
 
 @app.command()

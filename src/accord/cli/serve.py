@@ -9,15 +9,23 @@ import sys
 from types import ModuleType
 from typing import Any
 
+import typer
 import uvicorn
 from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
 from accord.cli.errors import BadArgument
+from accord.cli.storage import StoreSettings, display_url, prepare_store
 
 
 def load_app(target: str) -> Any:
     """The ASGI app named by `module:attribute`: an `accord.Agent`'s app, or an ASGI app."""
+    found = find_target(target)
+    return found.app() if isinstance(found, Agent) else found
+
+
+def find_target(target: str) -> Any:
+    """The `accord.Agent` or ASGI app named by `module:attribute`."""
     module_name, _, attribute = target.partition(":")
     if not module_name or not attribute:
         example = "accord.samples.echo:agent"
@@ -27,18 +35,27 @@ def load_app(target: str) -> Any:
         if not hasattr(found, name):
             raise BadArgument(f"module {module_name!r} has no attribute {attribute!r}")
         found = getattr(found, name)
-    if isinstance(found, Agent):
-        return found.app()
-    if _is_asgi_app(found):
+    if isinstance(found, Agent) or _is_asgi_app(found):
         return found
     raise BadArgument(f"{target} is a {type(found).__name__}, not an accord.Agent or an ASGI app")
 
 
-def run(target: str, host: str, port: int, log_level: str) -> None:
-    """Serve the app named by `target` until interrupted."""
+def run(
+    target: str, host: str, port: int, log_level: str, storage: StoreSettings | None = None
+) -> None:
+    """Serve the app named by `target` until interrupted.
+
+    An agent gets the store `storage` names (its schema upgraded first); an ASGI app is
+    served as it is.
+    """
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
-    app = load_app(target)
+    app = found = find_target(target)
+    if isinstance(found, Agent):
+        storage = storage if storage is not None else StoreSettings()
+        store = prepare_store(storage)
+        typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
+        app = found.app(store=store, cleanup_interval=storage.cleanup_interval)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
 
 

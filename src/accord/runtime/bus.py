@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import ClassVar
 
 from accord.runtime.records import EventRecord
 
@@ -34,28 +35,54 @@ class Subscription(AsyncIterator[EventRecord]):
         self.close()
 
 
+CancelHandler = Callable[[str], Awaitable[None]]
+
+
 class EventBus(ABC):
-    """Fan-out of task records to subscribers."""
+    """Fan-out of task records to subscribers, and of cancel requests to the task's runner.
 
-    @abstractmethod
-    def subscribe(self, task_id: str) -> Subscription:
-        """Start receiving the records published for `task_id` from now on."""
+    Subscribers are always local to the process; a distributed bus also carries records
+    published by other replicas to them, and cancel requests to whichever replica runs the
+    task.
+    """
 
-    @abstractmethod
-    async def publish(self, record: EventRecord) -> None:
-        """Deliver `record` to every current subscriber of its task."""
-
-
-class InProcessEventBus(EventBus):
-    """The bus of a single server process: direct hand-off to in-memory queues."""
+    distributed: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscription]] = {}
+        self._cancel_handler: CancelHandler | None = None
 
     def subscribe(self, task_id: str) -> Subscription:
+        """Start receiving the records published for `task_id` from now on."""
         subscription = Subscription(task_id, self._unsubscribe)
         self._subscribers.setdefault(task_id, set()).add(subscription)
         return subscription
+
+    @abstractmethod
+    async def publish(self, record: EventRecord) -> None:
+        """Deliver `record` to every current subscriber of its task, wherever they are."""
+
+    def on_cancel_request(self, handler: CancelHandler) -> None:
+        """Call `handler(task_id)` when some replica asks for a task to be canceled."""
+        self._cancel_handler = handler
+
+    async def request_cancel(self, task_id: str) -> None:
+        """Ask the replica running `task_id` to cancel it (here: this process)."""
+        if self._cancel_handler is not None:
+            await self._cancel_handler(task_id)
+
+    async def start(self) -> None:
+        """Connect; the default has nothing to connect to."""
+
+    async def close(self) -> None:
+        """Disconnect; the default has nothing to disconnect."""
+
+    def subscriber_count(self, task_id: str) -> int:
+        return len(self._subscribers.get(task_id, ()))
+
+    def _deliver_locally(self, record: EventRecord) -> None:
+        for subscription in self._subscribers.get(record.task_id, ()):
+            subscription.deliver(record)
 
     def _unsubscribe(self, subscription: Subscription) -> None:
         subscribers = self._subscribers.get(subscription.task_id)
@@ -65,9 +92,9 @@ class InProcessEventBus(EventBus):
         if not subscribers:
             del self._subscribers[subscription.task_id]
 
-    async def publish(self, record: EventRecord) -> None:
-        for subscription in self._subscribers.get(record.task_id, ()):
-            subscription.deliver(record)
 
-    def subscriber_count(self, task_id: str) -> int:
-        return len(self._subscribers.get(task_id, ()))
+class InProcessEventBus(EventBus):
+    """The bus of a single server process: direct hand-off to in-memory queues."""
+
+    async def publish(self, record: EventRecord) -> None:
+        self._deliver_locally(record)

@@ -16,7 +16,8 @@ class EventRecord:
 
     `payload` is the event's JSON, computed once when the record is made. `final` marks the
     last record a stream carries (the task ended or waits for the client). `error` replaces
-    the event when the request failed before any task existed.
+    the event when the request failed before any task existed. `encodings` keeps the event
+    in other wire formats, each made once on first use, whatever the number of subscribers.
     """
 
     task_id: str
@@ -25,6 +26,7 @@ class EventRecord:
     final: bool
     payload: bytes = field(repr=False)
     error: A2AError | None = None
+    encodings: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, task_id: str, seq: int, event: StreamItem, *, final: bool) -> EventRecord:

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from pydantic_core import PydanticSerializationError
 
@@ -22,7 +23,8 @@ from accord.errors import (
 from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
 from accord.runtime.records import EventRecord
 from accord.runtime.state_machine import TaskChange, apply_event, is_final, new_task
-from accord.store import InMemoryTaskStore, TaskStore
+from accord.store import InMemoryTaskStore, StoredTask, TaskStore
+from accord.store.query import RUNNING_STATES
 from accord.types import (
     Message,
     MessageSendParams,
@@ -104,11 +106,29 @@ class TaskRuntime:
         executor: AgentExecutor,
         store: TaskStore | None = None,
         bus: EventBus | None = None,
+        *,
+        runner_ttl: float = 15.0,
     ) -> None:
         self.executor = executor
         self.store = store if store is not None else InMemoryTaskStore()
         self.bus = bus if bus is not None else InProcessEventBus()
+        self.replica_id: str = getattr(self.bus, "replica_id", None) or new_id()
+        self.runner_ttl = runner_ttl
         self._runs: dict[str, _Run] = {}
+        self._tracks_runners = False
+        self._housekeeping: asyncio.Task[None] | None = None
+
+    async def open(self) -> None:
+        """Connect the bus and start the heartbeat that lets replicas recover lost tasks."""
+        await self.bus.start()
+        self.bus.on_cancel_request(self._on_cancel_request)
+        try:
+            await self.store.heartbeat(self.replica_id, self._alive_until())
+        except NotImplementedError:
+            log.warning("%s does not track runners: no crash recovery", type(self.store).__name__)
+            return
+        self._tracks_runners = True
+        self._housekeeping = asyncio.create_task(self._keep_alive(), name="accord-heartbeat")
 
     async def start(self, params: MessageSendParams) -> Execution:
         """Start the executor on a message; the Execution yields what follows."""
@@ -135,6 +155,8 @@ class TaskRuntime:
         run = _Run(context, task, seq)
         self._runs[task_id] = run
         subscription = self.bus.subscribe(task_id)
+        if self._tracks_runners:
+            await self.store.claim(task_id, self.replica_id)
         if task is not None:
             async with run.lock:
                 apply_event(task, message)
@@ -161,6 +183,11 @@ class TaskRuntime:
         if task.status.state.is_terminal:
             raise UnsupportedOperation(
                 f"task {task.id} is {task.status.state.value}; a finished task accepts no messages"
+            )
+        if task.status.state in RUNNING_STATES:
+            raise UnsupportedOperation(
+                f"task {task.id} is {task.status.state.value} on another replica; send the next"
+                " message once it asks for input"
             )
         if message.context_id and message.context_id != task.context_id:
             raise InvalidParams(
@@ -237,15 +264,17 @@ class TaskRuntime:
         stored = await self.store.get(task_id)
         if stored is None:
             raise TaskNotFound(f"no task with id {task_id!r}")
-        # No run holds the task (it waits for input): cancel it under a run of our own,
-        # registered so that no new message starts one meanwhile.
-        context = RequestContext(
-            message=_placeholder(stored.task),
-            task_id=task_id,
-            context_id=stored.task.context_id,
-            task=stored.task,
-        )
-        run = _Run(context, stored.task, stored.seq)
+        state = stored.task.status.state
+        if state.is_terminal:
+            raise TaskNotCancelable(f"task {task_id} is already {state.value}")
+        if state in RUNNING_STATES and self.bus.distributed:
+            finished = await self._cancel_elsewhere(task_id)
+            if finished is not None:
+                return finished
+            stored = await self.store.get(task_id) or stored
+        # No live run holds the task (it waits for input, or its runner is gone): cancel it
+        # under a run of our own, registered so that no new message starts one meanwhile.
+        run = self._detached_run(stored)
         if self._runs.setdefault(task_id, run) is not run:
             raise UnsupportedOperation(f"task {task_id} is starting a run; try again")
         try:
@@ -253,6 +282,36 @@ class TaskRuntime:
         finally:
             if self._runs.get(task_id) is run:
                 del self._runs[task_id]
+
+    async def _cancel_elsewhere(self, task_id: str) -> Task | None:
+        """Have the replica running the task cancel it; None if no replica answers in time."""
+        with self.bus.subscribe(task_id) as subscription:
+            await self.bus.request_cancel(task_id)
+            try:
+                async with asyncio.timeout(_HANDOVER_TIMEOUT):
+                    async for record in subscription:
+                        if record.final:
+                            return (await self._current(task_id))[0]
+            except TimeoutError:
+                log.warning("no replica canceled task %s; canceling it here", task_id)
+        return None
+
+    async def _on_cancel_request(self, task_id: str) -> None:
+        run = self._runs.get(task_id)
+        if run is None or run.worker is None or run.worker.done():
+            return
+        try:
+            await self.cancel(task_id)
+        except A2AError as exc:
+            log.info("cancel request for task %s refused: %s", task_id, exc.message)
+
+    def _detached_run(self, stored: StoredTask) -> _Run:
+        """A run with no executor behind it, to change a task no live run holds."""
+        task = stored.task
+        context = RequestContext(
+            message=_placeholder(task), task_id=task.id, context_id=task.context_id, task=task
+        )
+        return _Run(context, task, stored.seq)
 
     async def _cancel_run(self, run: _Run) -> Task:
         task = run.task
@@ -273,11 +332,76 @@ class TaskRuntime:
         return task
 
     async def close(self) -> None:
-        """Stop every run still going (their tasks keep their last saved state)."""
+        """Stop every run still going and let other replicas take over their tasks at once."""
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+            await asyncio.gather(self._housekeeping, return_exceptions=True)
         workers = [run.worker for run in self._runs.values() if run.worker is not None]
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+        if self._tracks_runners:
+            try:
+                await self.store.heartbeat(self.replica_id, datetime.now(UTC))
+            except Exception:
+                log.exception("could not give up this replica's tasks")
+        await self.bus.close()
+
+    async def recover_orphans(self) -> int:
+        """Take over tasks whose runner died: run them again if the agent is restartable,
+        otherwise end them failed. Returns how many were taken over."""
+        taken = 0
+        for orphan in await self.store.orphans(datetime.now(UTC)):
+            task = orphan.stored.task
+            if task.id in self._runs:
+                continue
+            if not await self.store.take_over(task.id, orphan.runner, self.replica_id):
+                continue
+            taken += 1
+            try:
+                if self.executor.restartable:
+                    await self._restart(orphan.stored)
+                else:
+                    await self._abandon(orphan.stored)
+            except Exception:
+                log.exception("could not recover task %s", task.id)
+        return taken
+
+    async def _restart(self, stored: StoredTask) -> None:
+        run = self._detached_run(stored)
+        if self._runs.setdefault(run.task_id, run) is not run:
+            return
+        note = "Resumed: the server that was running this task stopped"
+        await self._emit(
+            run, _status_event(run.task_id, run.context.context_id, TaskState.WORKING, note)
+        )
+        run.worker = asyncio.create_task(self._execute(run), name=f"accord-task-{run.task_id}")
+
+    async def _abandon(self, stored: StoredTask) -> None:
+        run = self._detached_run(stored)
+        if self._runs.setdefault(run.task_id, run) is not run:
+            return
+        reason = "The server running this task stopped before it finished"
+        try:
+            await self._emit(
+                run, _status_event(run.task_id, run.context.context_id, TaskState.FAILED, reason)
+            )
+        finally:
+            if self._runs.get(run.task_id) is run:
+                del self._runs[run.task_id]
+
+    async def _keep_alive(self) -> None:
+        interval = self.runner_ttl / 3
+        while True:
+            try:
+                await self.store.heartbeat(self.replica_id, self._alive_until())
+                await self.recover_orphans()
+            except Exception:
+                log.exception("heartbeat or recovery failed; retrying")
+            await asyncio.sleep(interval)
+
+    def _alive_until(self) -> datetime:
+        return datetime.now(UTC) + timedelta(seconds=self.runner_ttl)
 
     async def _execute(self, run: _Run) -> None:
         try:

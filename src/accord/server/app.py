@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,6 +15,7 @@ from accord.server.card_endpoint import CARD_PATHS, AgentCardEndpoint
 from accord.server.jsonrpc import DEFAULT_MAX_BODY_BYTES, JsonRpcBinding
 from accord.server.service import A2AService
 from accord.store import TaskStore
+from accord.store.retention import DEFAULT_CLEANUP_INTERVAL, clean_periodically
 
 
 def create_app(
@@ -23,21 +25,36 @@ def create_app(
     bus: EventBus | None = None,
     public_url: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    runner_ttl: float = 15.0,
+    cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL,
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
     The agent card is served at both well-known paths and JSON-RPC at `/`. `public_url` is
     the URL clients should use (default: the URL each request came in on). The store
-    defaults to memory.
+    defaults to memory, the bus to this process. A replica that stops renewing its
+    heartbeat for `runner_ttl` seconds has its running tasks taken over by another.
+    On startup the store is opened (its schema created or upgraded); then, every
+    `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     """
-    runtime = TaskRuntime(agent.executor, store=store, bus=bus)
+    runtime = TaskRuntime(agent.executor, store=store, bus=bus, runner_ttl=runner_ttl)
     service = A2AService(agent, runtime)
     card = AgentCardEndpoint(agent, public_url)
     rpc = JsonRpcBinding(service, max_body_bytes=max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await runtime.store.open()
+        await runtime.open()
+        cleaner = None
+        if cleanup_interval is not None:
+            cleaner = asyncio.create_task(
+                clean_periodically(runtime.store, cleanup_interval), name="accord-store-cleanup"
+            )
         yield
+        if cleaner is not None:
+            cleaner.cancel()
+            await asyncio.gather(cleaner, return_exceptions=True)
         await runtime.close()
         await runtime.store.close()
 

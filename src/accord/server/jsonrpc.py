@@ -7,11 +7,20 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pydantic import ValidationError
 from pydantic_core import from_json
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 
+from accord.codecs import JSONRPC_CODECS as CODECS
+from accord.codecs import (
+    VERSION_HEADER,
+    JsonRpcCodec,
+    Method,
+    check_named_version,
+    jsonrpc_codec_of,
+    named_version,
+    version_hint,
+)
 from accord.errors import (
     A2AError,
     InternalError,
@@ -22,10 +31,9 @@ from accord.errors import (
 )
 from accord.runtime import EventRecord
 from accord.server.call_context import CallContext
-from accord.server.jsonrpc_methods import METHODS, MethodSpec
 from accord.server.service import A2AService
 from accord.server.sse import sse_event, with_keepalive
-from accord.types import A2AModel, JsonRpcId
+from accord.types import JsonRpcId
 
 log = logging.getLogger("accord.server")
 
@@ -45,7 +53,11 @@ _HTTP_STATUS: dict[type[A2AError], int] = {BodyTooLarge: 413, WrongContentType: 
 
 
 class JsonRpcBinding:
-    """The Starlette endpoint answering every A2A JSON-RPC method on one URL."""
+    """The Starlette endpoint answering the JSON-RPC methods of every A2A version on one URL.
+
+    The method name picks the version's codec (see docs/versions.md); the service behind it
+    is the same for all of them.
+    """
 
     def __init__(self, service: A2AService, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES):
         self.service = service
@@ -53,35 +65,46 @@ class JsonRpcBinding:
 
     async def handle(self, request: Request) -> Response:
         request_id: JsonRpcId = None
+        named = named_version(request.headers, request.query_params)
+        # Errors before the method is known are shaped as the version the request names.
+        codec = CODECS[version_hint(request.headers, request.query_params)]
         try:
             _check_content_type(request)
             call = _parse_object(await self._read_body(request))
             request_id = _request_id(call)
-            method = _method(call)
-            spec = METHODS.get(method)
-            if spec is None:
-                raise MethodNotFound(f"method {method!r} does not exist; see the A2A method list")
-            params = _decode_params(spec, call.get("params"), method)
+            method_name = _method(call)
+            found = jsonrpc_codec_of(method_name)
+            if found is None:
+                raise MethodNotFound(
+                    f"method {method_name!r} does not exist; see the A2A method list"
+                )
+            codec, method = found, found.methods[method_name]
+            check_named_version(codec.version, named, method_name)
+            params = _decode(method, call.get("params"), method_name)
             context = CallContext(
                 base_url=str(request.base_url),
                 headers=request.headers,
                 last_event_id=_last_event_id(request),
             )
-            result = await spec.operation(self.service)(params, context)
-            if not spec.streaming:
-                body = _success(_id_json(request_id), _result_json(result))
-                return Response(body, media_type=JSON)
+            result = await method.operation(self.service)(params, context)
+            if not method.streaming:
+                body = _success(_id_json(request_id), method.encode(result))
+                return _json_response(body, codec)
         except A2AError as exc:
-            return _error_response(request_id, exc, _HTTP_STATUS.get(type(exc), 200))
+            return _error_response(codec, request_id, exc, _HTTP_STATUS.get(type(exc), 200))
         except ClientDisconnect:
             return Response(status_code=400)
         except Exception:
             log.exception("unexpected error serving a JSON-RPC request")
-            return _error_response(request_id, InternalError())
+            return _error_response(codec, request_id, InternalError())
         return StreamingResponse(
-            with_keepalive(_sse_frames(_id_json(request_id), result)),
+            with_keepalive(_sse_frames(codec, method, _id_json(request_id), result)),
             media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            headers={
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+                VERSION_HEADER: codec.version,
+            },
         )
 
     async def _read_body(self, request: Request) -> bytes:
@@ -149,79 +172,50 @@ def _method(call: dict[str, Any]) -> str:
     return method
 
 
-def _decode_params(spec: MethodSpec, params: Any, method: str) -> Any:
-    if spec.params is None:
-        if params not in (None, {}):
-            raise InvalidParams(f"{method} takes no params")
-        return None
-    if not isinstance(params, dict):
-        raise InvalidParams(f"params of {method} must be an object")
+def _decode(method: Method, params: Any, name: str) -> Any:
     try:
-        return spec.params.model_validate(params)
-    except ValidationError as exc:
-        raise InvalidParams(
-            f"invalid params for {method}: {_first_problem(exc)}", data=_problems(exc)
-        ) from None
-
-
-def _problems(exc: ValidationError) -> list[dict[str, str]]:
-    return [
-        {"field": ".".join(str(p) for p in error["loc"]), "message": error["msg"]}
-        for error in exc.errors(include_url=False, include_input=False)
-    ]
-
-
-def _first_problem(exc: ValidationError) -> str:
-    first = _problems(exc)[0]
-    more = exc.error_count() - 1
-    text = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
-    return text + (f" (and {more} more)" if more else "")
+        return method.decode(params)
+    except InvalidParams as exc:
+        raise InvalidParams(f"invalid params for {name}: {exc.message}", data=exc.data) from None
 
 
 def _id_json(request_id: JsonRpcId) -> bytes:
     return json.dumps(request_id).encode()
 
 
-def _result_json(result: Any) -> bytes:
-    if result is None:
-        return b"null"
-    if isinstance(result, A2AModel):
-        return result.to_json()
-    return json.dumps(
-        [r.to_wire() if isinstance(r, A2AModel) else r for r in result], separators=(",", ":")
-    ).encode()
-
-
 def _success(id_json: bytes, result_json: bytes) -> bytes:
     return b'{"jsonrpc":"2.0","id":' + id_json + b',"result":' + result_json + b"}"
 
 
-def _error_json(id_json: bytes, error: A2AError) -> bytes:
-    return (
-        b'{"jsonrpc":"2.0","id":'
-        + id_json
-        + b',"error":'
-        + error.to_error_object().to_json()
-        + b"}"
-    )
+def _error_json(codec: JsonRpcCodec, id_json: bytes, error: A2AError) -> bytes:
+    return b'{"jsonrpc":"2.0","id":' + id_json + b',"error":' + codec.error(error) + b"}"
 
 
-def _error_response(request_id: JsonRpcId, error: A2AError, status_code: int = 200) -> Response:
-    return Response(_error_json(_id_json(request_id), error), status_code, media_type=JSON)
+def _json_response(body: bytes, codec: JsonRpcCodec, status_code: int = 200) -> Response:
+    headers = {VERSION_HEADER: codec.version}
+    return Response(body, status_code, headers=headers, media_type=JSON)
 
 
-async def _sse_frames(id_json: bytes, records: AsyncIterator[EventRecord]) -> AsyncIterator[bytes]:
+def _error_response(
+    codec: JsonRpcCodec, request_id: JsonRpcId, error: A2AError, status_code: int = 200
+) -> Response:
+    return _json_response(_error_json(codec, _id_json(request_id), error), codec, status_code)
+
+
+async def _sse_frames(
+    codec: JsonRpcCodec, method: Method, id_json: bytes, records: AsyncIterator[EventRecord]
+) -> AsyncIterator[bytes]:
     try:
         async for record in records:
             if record.error is not None:
-                yield sse_event(_error_json(id_json, record.error))
+                yield sse_event(_error_json(codec, id_json, record.error))
                 return
-            yield sse_event(_success(id_json, record.payload), record.seq or None)
+            yield sse_event(_success(id_json, method.encode(record)), record.seq or None)
     except A2AError as exc:
-        yield sse_event(_error_json(id_json, exc))
+        yield sse_event(_error_json(codec, id_json, exc))
     except Exception:
         log.exception("stream failed")
-        yield sse_event(_error_json(id_json, InternalError()))
+        yield sse_event(_error_json(codec, id_json, InternalError()))
     finally:
         close = getattr(records, "aclose", None) or getattr(records, "close", None)
         if close is not None:

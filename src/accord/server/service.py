@@ -3,26 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
 
 from accord.agents.agent import Agent
 from accord.errors import (
     AuthenticatedExtendedCardNotConfigured,
     ContentTypeNotSupported,
     PushNotificationNotSupported,
+    TaskNotFound,
     UnsupportedOperation,
 )
-from accord.runtime import EventRecord, TaskRuntime
+from accord.runtime import EventRecord, Execution, TaskRuntime
 from accord.server.call_context import CallContext
 from accord.server.media_types import any_accepted
+from accord.store import TaskPage, TaskQuery
 from accord.types import (
     AgentCard,
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
     Message,
     MessageSendParams,
+    PushNotificationConfig,
     Task,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class ListTasksParams:
+    """Which tasks to list, and how much of each to return."""
+
+    query: TaskQuery = field(default_factory=TaskQuery)
+    history_length: int | None = None
+    include_artifacts: bool = False
 
 
 class A2AService:
@@ -35,8 +51,7 @@ class A2AService:
 
     async def send_message(self, params: MessageSendParams, call: CallContext) -> Task | Message:
         """Run the agent on a message; wait for the outcome unless `blocking` is false."""
-        self._check_output_modes(params)
-        execution = await self.runtime.start(params)
+        execution = await self._start(params)
         blocking = params.configuration is None or params.configuration.blocking is not False
         try:
             async for record in execution:
@@ -56,8 +71,7 @@ class A2AService:
     ) -> AsyncIterator[EventRecord]:
         """Run the agent on a message and follow it: the task (or reply), then each change."""
         self._require_streaming()
-        self._check_output_modes(params)
-        return await self.runtime.start(params)
+        return await self._start(params)
 
     async def get_task(self, params: TaskQueryParams, call: CallContext) -> Task:
         """A task's current state."""
@@ -75,11 +89,50 @@ class A2AService:
         self._require_streaming()
         return await _primed(self.runtime.watch(params.id, call.last_event_id))
 
-    async def push_config(
-        self, params: TaskIdParams | TaskPushNotificationConfig, call: CallContext
+    async def list_tasks(self, params: ListTasksParams, call: CallContext) -> TaskPage:
+        """Tasks matching a query, most recently updated first, one page at a time."""
+        page = await self.runtime.store.list_tasks(params.query)
+        return replace(page, tasks=[_listed(task, params) for task in page.tasks])
+
+    async def set_push_config(
+        self, params: TaskPushNotificationConfig, call: CallContext
+    ) -> TaskPushNotificationConfig:
+        """Add (or replace, by id) a webhook of a task; a config without id gets one."""
+        await self._push_task(params.task_id)
+        config = await self.runtime.store.set_push_config(
+            params.task_id, params.push_notification_config
+        )
+        return _bound(params.task_id, config)
+
+    async def get_push_config(
+        self, params: GetTaskPushNotificationConfigParams, call: CallContext
+    ) -> TaskPushNotificationConfig:
+        """One webhook of a task (without a config id: the first one set)."""
+        await self._push_task(params.id)
+        config_id = params.push_notification_config_id
+        if config_id is None:
+            config = next(iter(await self.runtime.store.list_push_configs(params.id)), None)
+        else:
+            config = await self.runtime.store.get_push_config(params.id, config_id)
+        if config is None:
+            which = "" if config_id is None else f" {config_id!r}"
+            raise TaskNotFound(f"task {params.id} has no push notification config{which}")
+        return _bound(params.id, config)
+
+    async def list_push_configs(
+        self, params: ListTaskPushNotificationConfigParams, call: CallContext
+    ) -> list[TaskPushNotificationConfig]:
+        """Every webhook of a task, in the order they were first set."""
+        await self._push_task(params.id)
+        configs = await self.runtime.store.list_push_configs(params.id)
+        return [_bound(params.id, config) for config in configs]
+
+    async def delete_push_config(
+        self, params: DeleteTaskPushNotificationConfigParams, call: CallContext
     ) -> None:
-        """Any push notification config operation (this server sends no push notifications)."""
-        raise PushNotificationNotSupported("this agent does not send push notifications")
+        """Remove a webhook of a task; removing one that is not there is not an error."""
+        await self._push_task(params.id)
+        await self.runtime.store.delete_push_config(params.id, params.push_notification_config_id)
 
     async def get_extended_card(self, params: None, call: CallContext) -> AgentCard:
         """The card shown to authenticated clients."""
@@ -89,6 +142,27 @@ class A2AService:
                 "this agent has no authenticated extended card"
             )
         return card.model_copy(update={"url": call.base_url})
+
+    async def _start(self, params: MessageSendParams) -> Execution:
+        self._check_output_modes(params)
+        push = params.configuration.push_notification_config if params.configuration else None
+        if push:
+            self._require_push()
+        execution = await self.runtime.start(params)
+        if push:
+            # Saved before the agent runs (start only schedules it), so its updates find the
+            # webhook — with a store that answers without yielding to the event loop, at least.
+            await self.runtime.store.set_push_config(execution.task_id, push)
+        return execution
+
+    async def _push_task(self, task_id: str) -> None:
+        """Push config operations need the capability and an existing task."""
+        self._require_push()
+        await self.runtime.get_task(task_id)
+
+    def _require_push(self) -> None:
+        if not self._template.capabilities.push_notifications:
+            raise PushNotificationNotSupported("this agent does not send push notifications")
 
     def _require_streaming(self) -> None:
         if not self._template.capabilities.streaming:
@@ -109,6 +183,17 @@ def with_history(task: Task, history_length: int | None) -> Task:
         return task
     history = task.history[-history_length:] if history_length else None
     return task.model_copy(update={"history": history})
+
+
+def _listed(task: Task, params: ListTasksParams) -> Task:
+    """A task as a listing shows it: trimmed history, artifacts only when asked for."""
+    task = with_history(task, params.history_length)
+    artifacts = (task.artifacts or []) if params.include_artifacts else None
+    return task.model_copy(update={"artifacts": artifacts})
+
+
+def _bound(task_id: str, config: PushNotificationConfig) -> TaskPushNotificationConfig:
+    return TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
 
 
 def _history_length(params: MessageSendParams) -> int | None:

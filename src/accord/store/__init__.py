@@ -1,14 +1,21 @@
 """Task persistence: the TaskStore interface and its backends."""
 
-from accord.store.base import StaleTaskError, StoredTask, TaskStore
+from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
+from accord.store.factory import DEFAULT_STORE_URL, open_store
 from accord.store.memory import InMemoryTaskStore
 from accord.store.query import TaskPage, TaskQuery
+from accord.store.retention import CleanupReport, Retention
 
 __all__ = [
+    "DEFAULT_STORE_URL",
+    "CleanupReport",
     "InMemoryTaskStore",
+    "Orphan",
+    "Retention",
     "StaleTaskError",
     "StoredTask",
     "TaskPage",
     "TaskQuery",
     "TaskStore",
+    "open_store",
 ]

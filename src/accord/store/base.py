@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from datetime import datetime
 
 from accord.runtime.records import EventRecord
 from accord.store.query import TaskPage, TaskQuery
+from accord.store.retention import CleanupReport
 from accord.types import PushNotificationConfig, Task
+
+
+@dataclass(slots=True, frozen=True)
+class Orphan:
+    """A task that should be running but whose runner (a replica id, or None) is gone."""
+
+    stored: StoredTask
+    runner: str | None
 
 
 class StaleTaskError(RuntimeError):
@@ -69,5 +79,33 @@ class TaskStore(ABC):
     async def delete_push_config(self, task_id: str, config_id: str) -> bool:
         """Remove one push config of a task; False when there was none."""
 
-    async def close(self) -> None:  # noqa: B027 - optional hook, not abstract
+    # Runners: which replica runs which task, and which replicas are alive. A task that is
+    # submitted or working while its runner's heartbeat has expired is an orphan.
+
+    async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
+        """Record that `replica_id` is alive until `expires_at`."""
+        raise NotImplementedError(f"{type(self).__name__} does not track runners")
+
+    async def claim(self, task_id: str, replica_id: str) -> None:
+        """Record that `replica_id` runs `task_id` from now on."""
+        raise NotImplementedError(f"{type(self).__name__} does not track runners")
+
+    async def orphans(self, now: datetime) -> list[Orphan]:
+        """Submitted or working tasks whose runner is not alive at `now`."""
+        raise NotImplementedError(f"{type(self).__name__} does not track runners")
+
+    async def take_over(self, task_id: str, dead_runner: str | None, replica_id: str) -> bool:
+        """Make `replica_id` the runner of an orphan, unless another replica did first."""
+        raise NotImplementedError(f"{type(self).__name__} does not track runners")
+
+    # Lifecycle and retention.
+
+    async def open(self) -> None:
+        """Get ready for use (connect, create or upgrade the schema); idempotent."""
+
+    async def cleanup(self, now: datetime | None = None) -> CleanupReport:
+        """Forget what the store's retention says is old as of `now` (default: the clock)."""
+        return CleanupReport()
+
+    async def close(self) -> None:
         """Release connections; the default has nothing to release."""

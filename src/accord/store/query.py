@@ -10,6 +10,9 @@ from datetime import UTC, datetime
 from accord.errors import InvalidParams
 from accord.types import Task, TaskState
 
+RUNNING_STATES = frozenset({TaskState.SUBMITTED, TaskState.WORKING})
+"""States in which some replica must be running the task's executor."""
+
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -1,0 +1,114 @@
+"""The task store of `accord serve` and `accord db`: its URL, retention, schema upgrades."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from accord.cli.errors import BadArgument, fail
+from accord.store import DEFAULT_STORE_URL, Retention, TaskStore, open_store
+from accord.store.factory import MEMORY
+from accord.store.retention import DEFAULT_CLEANUP_INTERVAL
+
+OFF = "off"
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION = re.compile(r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>[smhd]?)")
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSettings:
+    """Where `accord serve` keeps tasks, how long, and how often it cleans up (None: never)."""
+
+    url: str = DEFAULT_STORE_URL
+    retention: Retention = field(default_factory=Retention)
+    cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL
+
+
+def parse_duration(option: str, text: str) -> timedelta | None:
+    """`30s`, `15m`, `12h`, `7d` or plain seconds; `off` is None. Raises BadArgument."""
+    if text.strip().lower() == OFF:
+        return None
+    match = _DURATION.fullmatch(text.strip().lower())
+    if match is None or float(match["amount"]) <= 0:
+        raise BadArgument(f"{option} must be a duration like 30s, 15m, 12h or 7d (or off)")
+    return timedelta(seconds=float(match["amount"]) * _UNITS[match["unit"] or "s"])
+
+
+def format_duration(duration: timedelta | float | None) -> str:
+    """The shortest spelling `parse_duration` reads back."""
+    if duration is None:
+        return OFF
+    seconds = duration.total_seconds() if isinstance(duration, timedelta) else duration
+    for unit in ("d", "h", "m"):
+        if seconds % _UNITS[unit] == 0:
+            return f"{seconds // _UNITS[unit]:.0f}{unit}"
+    return f"{seconds:g}s"
+
+
+def prepare_store(settings: StoreSettings) -> TaskStore:
+    """The store `accord serve` hands to its app, its schema created or upgraded already.
+
+    Migrating here, before the server starts, turns a bad URL or an unreachable database
+    into one line on stderr rather than a failed application startup.
+    """
+    upgrade_schema(settings.url)
+    with _reported(settings.url):
+        return open_store(settings.url, retention=settings.retention)
+
+
+def upgrade_schema(url: str) -> str:
+    """Create or upgrade the schema of the store at `url`; says what it did."""
+    if url == MEMORY:
+        return "the memory store has no schema"
+    from accord.store.sql import SqlTaskStore
+
+    async def upgrade() -> str:
+        store = open_store(url)
+        assert isinstance(store, SqlTaskStore)
+        try:
+            result = await store.upgrade()
+        finally:
+            await store.close()
+        where = display_url(url)
+        if result.before == 0:
+            return f"created the schema of {where} (version {result.after})"
+        if result.changed:
+            return f"upgraded {where} from version {result.before} to {result.after}"
+        return f"{where} is up to date (version {result.after})"
+
+    with _reported(url):
+        return asyncio.run(upgrade())
+
+
+@contextmanager
+def _reported(url: str) -> Iterator[None]:
+    """Turn what can go wrong opening a store into the CLI's one-line errors."""
+    from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+    from accord.store.sql import SchemaVersionError
+
+    try:
+        yield
+    except (ValueError, ImportError) as exc:
+        raise BadArgument(f"--store {display_url(url)}: {exc}") from None
+    except (SQLAlchemyError, OSError, SchemaVersionError) as exc:
+        reason = exc.orig if isinstance(exc, DBAPIError) else exc
+        first_line = str(reason).strip().splitlines()[0] if str(reason).strip() else repr(reason)
+        fail(f"error: cannot open the task store {display_url(url)}: {first_line}")
+
+
+def display_url(url: str) -> str:
+    """The store URL with any password hidden."""
+    from sqlalchemy import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    if url == MEMORY:
+        return "memory (lost when the server stops)"
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url

@@ -1,0 +1,92 @@
+"""What a codec gives the JSON-RPC binding: its methods, their params and results, its errors."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from accord.codecs.versions import ProtocolVersion
+from accord.errors import A2AError, InvalidParams
+
+if TYPE_CHECKING:
+    from accord.server.call_context import CallContext
+    from accord.server.service import A2AService
+
+    Operation = Callable[[A2AService], Callable[[Any, CallContext], Awaitable[Any]]]
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """One JSON-RPC method of a protocol version.
+
+    `decode` turns the `params` member (None when absent) into the canonical parameters of
+    `operation`, raising InvalidParams that name the field; `encode` turns the operation's
+    result into the JSON of the `result` member — for a streaming method, one EventRecord.
+    """
+
+    operation: Operation
+    decode: Callable[[Any], Any]
+    encode: Callable[[Any], bytes]
+    streaming: bool = False
+
+
+class JsonRpcCodec(ABC):
+    """The JSON-RPC face of one protocol version: method names, parameter and result shapes."""
+
+    version: ProtocolVersion
+    methods: Mapping[str, Method]
+
+    @abstractmethod
+    def error(self, error: A2AError) -> bytes:
+        """The JSON of the `error` member carrying `error`."""
+
+
+def validate(model: type[ModelT], data: Any, path: str = "") -> ModelT:
+    """`data` as a `model`, or InvalidParams naming each bad field (prefixed with `path`)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise invalid_params(problems(exc, path)) from None
+
+
+def problems(exc: ValidationError, path: str = "") -> list[dict[str, str]]:
+    """Each validation error as `{"field", "message"}`, the field a dotted path."""
+    return [
+        {
+            "field": ".".join(str(p) for p in (path, *error["loc"]) if p != ""),
+            "message": error["msg"],
+        }
+        for error in exc.errors(include_url=False, include_input=False)
+    ]
+
+
+def field_error(field: str, message: str) -> InvalidParams:
+    """InvalidParams about one field."""
+    return invalid_params([{"field": field, "message": message}])
+
+
+def invalid_params(found: list[dict[str, str]]) -> InvalidParams:
+    """InvalidParams describing the first problem found and carrying all of them as data."""
+    first = found[0]
+    more = len(found) - 1
+    text = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
+    return InvalidParams(text + (f" (and {more} more)" if more else ""), data=found)
+
+
+def no_params(params: Any) -> None:
+    """The `decode` of a method that takes no parameters."""
+    if params not in (None, {}):
+        raise invalid_params([{"field": "", "message": "this method takes no params"}])
+
+
+def params_object(params: Any) -> dict[str, Any]:
+    """`params` when it is a JSON object (A2A methods take named parameters only)."""
+    if not isinstance(params, dict):
+        raise invalid_params([{"field": "", "message": "params must be an object"}])
+    return params

@@ -1,0 +1,75 @@
+"""The A2A 0.2/0.3 JSON-RPC codec: slash method names; its wire shapes are the canonical ones."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from accord.codecs.base import JsonRpcCodec, Method, no_params, params_object, validate
+from accord.codecs.versions import ProtocolVersion
+from accord.errors import A2AError
+from accord.runtime.records import EventRecord
+from accord.types import (
+    A2AModel,
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
+    MessageSendParams,
+    TaskIdParams,
+    TaskPushNotificationConfig,
+    TaskQueryParams,
+)
+
+
+def _params(model: type[A2AModel]) -> Callable[[Any], A2AModel]:
+    return lambda params: validate(model, params_object(params))
+
+
+def _result(result: Any) -> bytes:
+    if result is None:
+        return b"null"
+    if isinstance(result, A2AModel):
+        return result.to_json()
+    return json.dumps(
+        [r.to_wire() if isinstance(r, A2AModel) else r for r in result], separators=(",", ":")
+    ).encode()
+
+
+def _record(record: EventRecord) -> bytes:
+    return record.payload
+
+
+class V03Codec(JsonRpcCodec):
+    """JSON-RPC as A2A 0.2.x and 0.3 define it."""
+
+    version = ProtocolVersion.V0_3
+    methods = {
+        "message/send": Method(lambda s: s.send_message, _params(MessageSendParams), _result),
+        "message/stream": Method(
+            lambda s: s.stream_message, _params(MessageSendParams), _record, streaming=True
+        ),
+        "tasks/get": Method(lambda s: s.get_task, _params(TaskQueryParams), _result),
+        "tasks/cancel": Method(lambda s: s.cancel_task, _params(TaskIdParams), _result),
+        "tasks/resubscribe": Method(
+            lambda s: s.resubscribe, _params(TaskIdParams), _record, streaming=True
+        ),
+        "tasks/pushNotificationConfig/set": Method(
+            lambda s: s.set_push_config, _params(TaskPushNotificationConfig), _result
+        ),
+        "tasks/pushNotificationConfig/get": Method(
+            lambda s: s.get_push_config, _params(GetTaskPushNotificationConfigParams), _result
+        ),
+        "tasks/pushNotificationConfig/list": Method(
+            lambda s: s.list_push_configs, _params(ListTaskPushNotificationConfigParams), _result
+        ),
+        "tasks/pushNotificationConfig/delete": Method(
+            lambda s: s.delete_push_config, _params(DeleteTaskPushNotificationConfigParams), _result
+        ),
+        "agent/getAuthenticatedExtendedCard": Method(
+            lambda s: s.get_extended_card, no_params, _result
+        ),
+    }
+
+    def error(self, error: A2AError) -> bytes:
+        return error.to_error_object().to_json()

@@ -1,0 +1,94 @@
+"""SQL engines for the task store: the URLs it accepts, SQLite tuned for a server, write intent."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import URL, Connection, event, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+WRITES = "accord_writes"
+"""Execution option marking an engine whose transactions write (SQLite: BEGIN IMMEDIATE)."""
+
+SQLITE_DRIVER = "sqlite+aiosqlite"
+POSTGRES_DRIVER = "postgresql+asyncpg"
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+
+_SQLITE_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",  # readers never wait for the writer
+    "PRAGMA synchronous=NORMAL",  # with WAL: durable across process crashes, fast commits
+    f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",  # wait for the write lock, don't fail
+)
+
+
+def sql_url(url: str | URL) -> URL:
+    """The SQLAlchemy async URL for a store URL: `sqlite:///PATH` or `postgresql://...`.
+
+    `sqlite://` and `sqlite+aiosqlite://` select aiosqlite; `postgresql://`, `postgres://` and
+    `postgresql+asyncpg://` select asyncpg (a libpq-style `sslmode` becomes asyncpg's `ssl`).
+    Raises ValueError for anything else.
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ValueError(f"{url!r} is not a database URL") from None
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend == "sqlite" and driver in ("", "aiosqlite"):
+        if parsed.database in (None, "", ":memory:"):
+            raise ValueError(
+                "an in-memory SQLite database lives and dies with one connection;"
+                " give a file (sqlite:///PATH) or use the memory store"
+            )
+        return parsed.set(drivername=SQLITE_DRIVER)
+    if backend in ("postgresql", "postgres") and driver in ("", "asyncpg"):
+        query = dict(parsed.query)
+        if "sslmode" in query and "ssl" not in query:
+            query["ssl"] = query.pop("sslmode")
+        return parsed.set(drivername=POSTGRES_DRIVER, query=query)
+    raise ValueError(
+        f"unsupported database URL {parsed.render_as_string()!r}: use sqlite:///PATH"
+        " (aiosqlite) or postgresql://USER@HOST/DATABASE (asyncpg)"
+    )
+
+
+def create_sql_engine(url: str | URL, **options: Any) -> AsyncEngine:
+    """An AsyncEngine for a store URL (see `sql_url`); `options` go to create_async_engine.
+
+    For SQLite the database file's directory is created, and every connection runs in WAL
+    mode with a busy timeout, its transactions begun by SQLAlchemy (so DDL is transactional).
+    """
+    parsed = sql_url(url)
+    if parsed.drivername == POSTGRES_DRIVER and importlib.util.find_spec("asyncpg") is None:
+        raise ImportError("PostgreSQL needs the asyncpg driver: pip install 'accord[postgres]'")
+    if parsed.drivername == SQLITE_DRIVER and not parsed.query.get("uri"):
+        assert parsed.database is not None
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(parsed, **options)
+    if parsed.drivername == SQLITE_DRIVER:
+        _tune_sqlite(engine)
+    return engine
+
+
+def writer(engine: AsyncEngine) -> AsyncEngine:
+    """The same engine (and pool), for transactions that write."""
+    return engine.execution_options(**{WRITES: True})
+
+
+def _tune_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the driver must not BEGIN on its own
+        cursor = dbapi_connection.cursor()
+        for pragma in _SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def on_begin(connection: Connection) -> None:
+        # A writer takes the write lock up front: a deferred transaction that read first
+        # could not wait for the lock (SQLITE_BUSY) once another writer committed.
+        writes = connection.get_execution_options().get(WRITES, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")

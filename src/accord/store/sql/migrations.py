@@ -1,0 +1,106 @@
+"""Versioned schema migrations: bring a database to the schema this accord expects, once.
+
+A fresh database gets the whole schema of `schema.py` at once and is recorded at the newest
+version. A database at an older version gets each later step of `MIGRATIONS`, in order, in
+the same transaction as the row recording it in `accord_schema_version`. A change to the
+schema therefore lands twice: in `schema.py` (what fresh databases get) and as a new step at
+the end of `MIGRATIONS` (how existing ones catch up). Released steps never change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, func, insert, inspect, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from accord.store.sql.engine import writer
+from accord.store.sql.schema import metadata, schema_version
+
+BASELINE_VERSION = 1
+BASELINE_DESCRIPTION = "tasks, task events, push configs, task runners, replicas"
+
+# Serializes migrations of one PostgreSQL database across processes (pg_advisory_xact_lock).
+_PG_LOCK_KEY = int.from_bytes(b"accord", "big")
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step from version `version - 1` to `version`, run inside the upgrade transaction."""
+
+    version: int
+    description: str
+    apply: Callable[[Connection], None]
+
+
+MIGRATIONS: tuple[Migration, ...] = ()
+"""The steps after the baseline, oldest first."""
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeResult:
+    """The schema version before an upgrade (0: there was no schema) and after it."""
+
+    before: int
+    after: int
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+class SchemaVersionError(RuntimeError):
+    """The database was migrated by a newer accord than this one."""
+
+
+def head_version(steps: Sequence[Migration] = MIGRATIONS) -> int:
+    """The version a database has once every step ran."""
+    return steps[-1].version if steps else BASELINE_VERSION
+
+
+async def upgrade(engine: AsyncEngine, steps: Sequence[Migration] = MIGRATIONS) -> UpgradeResult:
+    """Bring the database behind `engine` to the newest version; idempotent and concurrent-safe.
+
+    Raises SchemaVersionError when the database is at a version newer than this code knows.
+    """
+    _check_order(steps)
+    async with writer(engine).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            lock = text("SELECT pg_advisory_xact_lock(:key)")
+            await connection.execute(lock, {"key": _PG_LOCK_KEY})
+        return await connection.run_sync(_upgrade, steps)
+
+
+def _upgrade(connection: Connection, steps: Sequence[Migration]) -> UpgradeResult:
+    head = head_version(steps)
+    current = 0
+    if inspect(connection).has_table(schema_version.name):
+        current = connection.scalar(select(func.max(schema_version.c.version))) or 0
+    if current == 0:
+        metadata.create_all(connection)
+        _record(connection, head, BASELINE_DESCRIPTION)
+        return UpgradeResult(0, head)
+    if current > head:
+        raise SchemaVersionError(
+            f"the database schema is at version {current}, newer than this accord knows"
+            f" ({head}); run a newer accord against it"
+        )
+    for step in steps:
+        if step.version > current:
+            step.apply(connection)
+            _record(connection, step.version, step.description)
+    return UpgradeResult(current, head)
+
+
+def _record(connection: Connection, version: int, description: str) -> None:
+    row = {"version": version, "description": description, "applied_at": datetime.now(UTC)}
+    connection.execute(insert(schema_version).values(row))
+
+
+def _check_order(steps: Sequence[Migration]) -> None:
+    versions = [step.version for step in steps]
+    expected = list(range(BASELINE_VERSION + 1, BASELINE_VERSION + 1 + len(steps)))
+    if versions != expected:
+        raise ValueError(f"migration versions must run {expected}, got {versions}")

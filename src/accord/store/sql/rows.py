@@ -1,0 +1,60 @@
+"""Rows of the task store's tables to and from tasks, event records and push configs.
+
+Decoders take any SQLAlchemy row (typed Any: Row's type parameters differ between 2.0 and
+2.1) that has the columns they name.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from accord.runtime.records import EventRecord, StreamItem
+from accord.store.base import StoredTask
+from accord.store.query import status_time
+from accord.types import PushNotificationConfig, Task
+from accord.types.tasks import StreamEvent
+
+_STREAM_EVENT: TypeAdapter[StreamItem] = TypeAdapter(StreamEvent)
+
+
+def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
+    """The columns of a task's row that change with each save, as of event `seq`."""
+    return {
+        "context_id": task.context_id,
+        "state": task.status.state.value,
+        "updated_at": status_time(task),
+        "seq": seq,
+        "finished_at": now if task.status.state.is_terminal else None,
+        "task": task.to_json().decode(),
+    }
+
+
+def stored_task(row: Any) -> StoredTask:
+    """A task row (columns `task` and `seq`) as the store returns it."""
+    return StoredTask(Task.model_validate_json(row.task), row.seq)
+
+
+def event_values(record: EventRecord, now: datetime) -> dict[str, Any]:
+    """The row of a logged event."""
+    return {
+        "task_id": record.task_id,
+        "seq": record.seq,
+        "final": record.final,
+        "payload": record.payload,
+        "created_at": now,
+    }
+
+
+def event_record(row: Any) -> EventRecord:
+    """A logged event, its payload the bytes that were saved."""
+    payload = bytes(row.payload)
+    event = _STREAM_EVENT.validate_json(payload)
+    return EventRecord(row.task_id, row.seq, event, row.final, payload)
+
+
+def push_config(row: Any) -> PushNotificationConfig:
+    """A push config row (column `config`)."""
+    return PushNotificationConfig.model_validate_json(row.config)

@@ -1,0 +1,132 @@
+"""The task store's tables and indexes (SQLAlchemy Core), as of the newest schema version."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Dialect,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """An aware datetime kept in UTC: timestamptz on PostgreSQL, sortable text on SQLite."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        utc = value.astimezone(UTC) if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        # SQLite has no time zones: naive UTC in one fixed format sorts like the instants.
+        return utc if dialect.name == "postgresql" else utc.replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _key() -> String:
+    """An identifier column; compared by code point (as Python compares str) on every backend."""
+    return String().with_variant(String(collation="C"), "postgresql")
+
+
+metadata = MetaData(
+    naming_convention={
+        "pk": "pk_%(table_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    }
+)
+
+tasks = Table(
+    "accord_tasks",
+    metadata,
+    Column("id", _key(), primary_key=True),
+    Column("context_id", _key(), nullable=False),
+    Column("state", String(32), nullable=False),
+    # The status timestamp (the listing order); the epoch when the task has none.
+    Column("updated_at", UtcDateTime(), nullable=False),
+    # The sequence number of the last event applied: the row's version.
+    Column("seq", BigInteger, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    # When the task was saved in a terminal state; what finished-task retention counts from.
+    Column("finished_at", UtcDateTime(), nullable=True),
+    # The task's wire JSON, as Task.to_json() writes it.
+    Column("task", Text, nullable=False),
+)
+Index("ix_accord_tasks_listing", tasks.c.updated_at.desc(), tasks.c.id.desc())
+Index(
+    "ix_accord_tasks_context_listing",
+    tasks.c.context_id,
+    tasks.c.updated_at.desc(),
+    tasks.c.id.desc(),
+)
+Index("ix_accord_tasks_state_listing", tasks.c.state, tasks.c.updated_at.desc(), tasks.c.id.desc())
+Index("ix_accord_tasks_finished_at", tasks.c.finished_at)
+
+task_events = Table(
+    "accord_task_events",
+    metadata,
+    Column("task_id", _key(), primary_key=True),
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("final", Boolean, nullable=False),
+    # The record's payload bytes, exactly as the runtime serialized the event.
+    Column("payload", LargeBinary, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+)
+Index("ix_accord_task_events_created_at", task_events.c.created_at)
+
+push_configs = Table(
+    "accord_push_configs",
+    metadata,
+    # Increases with every new config: the order configs were first set in.
+    Column(
+        "position",
+        BigInteger().with_variant(Integer, "sqlite"),
+        primary_key=True,
+        autoincrement=True,
+    ),
+    Column("task_id", _key(), nullable=False),
+    Column("config_id", _key(), nullable=False),
+    Column("config", Text, nullable=False),
+    UniqueConstraint("task_id", "config_id"),
+)
+
+task_runners = Table(
+    "accord_task_runners",
+    metadata,
+    Column("task_id", _key(), primary_key=True),
+    Column("replica_id", _key(), nullable=False),
+)
+
+replicas = Table(
+    "accord_replicas",
+    metadata,
+    Column("replica_id", _key(), primary_key=True),
+    Column("alive_until", UtcDateTime(), nullable=False),
+)
+Index("ix_accord_replicas_alive_until", replicas.c.alive_until)
+
+schema_version = Table(
+    "accord_schema_version",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("description", Text, nullable=False),
+    Column("applied_at", UtcDateTime(), nullable=False),
+)

@@ -1,0 +1,348 @@
+"""SqlTaskStore: tasks, event logs, push configs and runners in SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, nullcontext
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    tuple_,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from accord.runtime.records import EventRecord
+from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
+from accord.store.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery
+from accord.store.retention import CleanupReport, Retention
+from accord.store.sql.engine import writer
+from accord.store.sql.migrations import UpgradeResult, upgrade
+from accord.store.sql.rows import event_record, event_values, push_config, stored_task, task_values
+from accord.store.sql.schema import (
+    UtcDateTime,
+    push_configs,
+    replicas,
+    task_events,
+    task_runners,
+    tasks,
+)
+from accord.types import PushNotificationConfig, Task, new_id
+
+_INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+# The statements of every save, built once: the row moves from `previous_seq` to its new seq.
+_UPDATE_TASK = update(tasks).where(
+    tasks.c.id == bindparam("task_id"), tasks.c.seq == bindparam("previous_seq")
+)
+_LOG_EVENT = insert(task_events)
+
+DEAD_REPLICA_TTL = timedelta(days=1)
+"""How long cleanup remembers a replica after its heartbeat expired (it is dead either way)."""
+
+
+class SqlTaskStore(TaskStore):
+    """A TaskStore on SQLAlchemy's async engine: SQLite (aiosqlite) or PostgreSQL (asyncpg).
+
+    Each save is one transaction: the task row moves from version `seq - 1` to `seq` (a
+    conditional UPDATE, or an INSERT for `seq` 1) and the event joins the log; a row that
+    moved on meanwhile makes the save fail with StaleTaskError and change nothing. The schema
+    is created or upgraded by `open()`, which every operation awaits first. `close()`
+    disposes of the engine.
+    """
+
+    def __init__(self, engine: AsyncEngine, *, retention: Retention | None = None) -> None:
+        if engine.dialect.name not in _INSERTS:
+            raise ValueError(f"SqlTaskStore supports SQLite and PostgreSQL, not {engine.url}")
+        self.engine = engine
+        self.retention = retention if retention is not None else Retention()
+        self._writer = writer(engine)
+        self._create_task = self._insert(tasks).on_conflict_do_nothing(index_elements=[tasks.c.id])
+        self._opened = False
+        self._opening = asyncio.Lock()
+        # SQLite has one writer at a time: this process's writers queue here rather than in
+        # SQLite's busy handler, which polls with sleeps. Other processes still meet the latter.
+        self._one_writer = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+
+    def __repr__(self) -> str:
+        return f"SqlTaskStore({self.engine.url.render_as_string()!r})"
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        if self._opened:
+            return
+        async with self._opening:
+            if not self._opened:
+                await self.upgrade()
+                self._opened = True
+
+    async def upgrade(self) -> UpgradeResult:
+        """Create or upgrade the schema (see `accord.store.sql.migrations`)."""
+        return await upgrade(self.engine)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+        self._opened = False
+
+    @asynccontextmanager
+    async def _reading(self) -> AsyncIterator[AsyncConnection]:
+        await self.open()
+        async with self.engine.connect() as connection:
+            yield connection
+
+    @asynccontextmanager
+    async def _writing(self) -> AsyncIterator[AsyncConnection]:
+        await self.open()
+        async with self._one_writer or nullcontext(), self._writer.begin() as connection:
+            yield connection
+
+    def _insert(self, table: Table) -> Any:
+        """INSERT in this dialect, with its ON CONFLICT clauses (the same on both backends)."""
+        return _INSERTS[self.engine.dialect.name](table)
+
+    # --- tasks and their events -------------------------------------------------------------
+
+    async def get(self, task_id: str) -> StoredTask | None:
+        async with self._reading() as connection:
+            result = await connection.execute(
+                select(tasks.c.task, tasks.c.seq).where(tasks.c.id == task_id)
+            )
+            row = result.first()
+        return stored_task(row) if row is not None else None
+
+    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+        now = datetime.now(UTC)
+        values = task_values(task, seq, now)
+        async with self._writing() as connection:
+            if seq == 1:
+                values.update(id=task.id, created_at=now)
+                result = await connection.execute(self._create_task, values)
+            else:
+                values.update(task_id=task.id, previous_seq=seq - 1)
+                result = await connection.execute(_UPDATE_TASK, values)
+            if result.rowcount != 1:
+                stored = await connection.scalar(select(tasks.c.seq).where(tasks.c.id == task.id))
+                raise StaleTaskError(f"task {task.id} is at event {stored or 0}, not {seq - 1}")
+            if record is not None:
+                await connection.execute(_LOG_EVENT, event_values(record, now))
+                await self._trim_log(connection, record)
+            if task.status.state.is_terminal:  # a finished task has no runner
+                runner = task_runners.c.task_id == task.id
+                await connection.execute(delete(task_runners).where(runner))
+
+    async def _trim_log(self, connection: AsyncConnection, record: EventRecord) -> None:
+        bound = self.retention.max_events_per_task
+        if bound is not None and record.seq > bound:
+            await connection.execute(
+                delete(task_events).where(
+                    task_events.c.task_id == record.task_id,
+                    task_events.c.seq <= record.seq - bound,
+                )
+            )
+
+    async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
+        async with self._reading() as connection:
+            result = await connection.execute(
+                select(task_events)
+                .where(task_events.c.task_id == task_id, task_events.c.seq > seq)
+                .order_by(task_events.c.seq)
+            )
+            return [event_record(row) for row in result]
+
+    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        after = Cursor.decode(query.page_token) if query.page_token else None
+        filters = _filters(query)
+        page = (
+            select(tasks.c.task, tasks.c.seq, tasks.c.updated_at, tasks.c.id)
+            .where(*filters)
+            .order_by(tasks.c.updated_at.desc(), tasks.c.id.desc())
+            .limit(query.page_size + 1)
+        )
+        if after is not None:
+            page = page.where(_before(after))
+        async with self._reading() as connection:
+            total = await connection.scalar(select(func.count()).select_from(tasks).where(*filters))
+            rows = (await connection.execute(page)).all()
+        more = len(rows) > query.page_size
+        rows = rows[: query.page_size]
+        return TaskPage(
+            tasks=[stored_task(row).task for row in rows],
+            next_page_token=Cursor(rows[-1].updated_at, rows[-1].id).encode() if more else "",
+            page_size=query.page_size,
+            total_size=total or 0,
+        )
+
+    # --- push notification configs ---------------------------------------------------------
+
+    async def set_push_config(
+        self, task_id: str, config: PushNotificationConfig
+    ) -> PushNotificationConfig:
+        if config.id is None:
+            config = config.model_copy(update={"id": new_id()})
+        wire = config.to_json().decode()
+        statement = self._insert(push_configs).values(
+            task_id=task_id, config_id=config.id, config=wire
+        )
+        async with self._writing() as connection:
+            await connection.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[push_configs.c.task_id, push_configs.c.config_id],
+                    set_={"config": wire},
+                )
+            )
+        return config
+
+    async def get_push_config(self, task_id: str, config_id: str) -> PushNotificationConfig | None:
+        async with self._reading() as connection:
+            result = await connection.execute(
+                select(push_configs.c.config).where(
+                    push_configs.c.task_id == task_id, push_configs.c.config_id == config_id
+                )
+            )
+            row = result.first()
+        return push_config(row) if row is not None else None
+
+    async def list_push_configs(self, task_id: str) -> list[PushNotificationConfig]:
+        async with self._reading() as connection:
+            result = await connection.execute(
+                select(push_configs.c.config)
+                .where(push_configs.c.task_id == task_id)
+                .order_by(push_configs.c.position)
+            )
+            return [push_config(row) for row in result]
+
+    async def delete_push_config(self, task_id: str, config_id: str) -> bool:
+        async with self._writing() as connection:
+            result = await connection.execute(
+                delete(push_configs).where(
+                    push_configs.c.task_id == task_id, push_configs.c.config_id == config_id
+                )
+            )
+        return bool(result.rowcount)
+
+    # --- runners ----------------------------------------------------------------------------
+
+    async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
+        statement = self._insert(replicas).values(replica_id=replica_id, alive_until=expires_at)
+        async with self._writing() as connection:
+            await connection.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[replicas.c.replica_id], set_={"alive_until": expires_at}
+                )
+            )
+
+    async def claim(self, task_id: str, replica_id: str) -> None:
+        statement = self._insert(task_runners).values(task_id=task_id, replica_id=replica_id)
+        async with self._writing() as connection:
+            await connection.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[task_runners.c.task_id], set_={"replica_id": replica_id}
+                )
+            )
+
+    async def orphans(self, now: datetime) -> list[Orphan]:
+        alive = replicas.c.alive_until > now
+        query = (
+            select(tasks.c.task, tasks.c.seq, task_runners.c.replica_id)
+            .select_from(
+                tasks.outerjoin(task_runners, task_runners.c.task_id == tasks.c.id).outerjoin(
+                    replicas, and_(replicas.c.replica_id == task_runners.c.replica_id, alive)
+                )
+            )
+            .where(
+                tasks.c.state.in_([state.value for state in RUNNING_STATES]),
+                replicas.c.replica_id.is_(None),
+            )
+        )
+        async with self._reading() as connection:
+            result = await connection.execute(query)
+            return [Orphan(stored_task(row), row.replica_id) for row in result]
+
+    async def take_over(self, task_id: str, dead_runner: str | None, replica_id: str) -> bool:
+        if dead_runner is None:
+            statement = (
+                self._insert(task_runners)
+                .values(task_id=task_id, replica_id=replica_id)
+                .on_conflict_do_nothing(index_elements=[task_runners.c.task_id])
+            )
+        else:
+            statement = (
+                update(task_runners)
+                .where(task_runners.c.task_id == task_id, task_runners.c.replica_id == dead_runner)
+                .values(replica_id=replica_id)
+            )
+        async with self._writing() as connection:
+            result = await connection.execute(statement)
+        return result.rowcount == 1
+
+    # --- retention --------------------------------------------------------------------------
+
+    async def cleanup(self, now: datetime | None = None) -> CleanupReport:
+        now = now if now is not None else datetime.now(UTC)
+        removed_tasks = removed_events = 0
+        async with self._writing() as connection:
+            if self.retention.finished_task_ttl is not None:
+                finished = tasks.c.finished_at < now - self.retention.finished_task_ttl
+                expired = select(tasks.c.id).where(finished).scalar_subquery()
+                result = await connection.execute(
+                    delete(task_events).where(task_events.c.task_id.in_(expired))
+                )
+                removed_events += result.rowcount
+                await connection.execute(
+                    delete(push_configs).where(push_configs.c.task_id.in_(expired))
+                )
+                removed_tasks = (await connection.execute(delete(tasks).where(finished))).rowcount
+            if self.retention.event_ttl is not None:
+                result = await connection.execute(
+                    delete(task_events).where(
+                        task_events.c.created_at < now - self.retention.event_ttl
+                    )
+                )
+                removed_events += result.rowcount
+            await self._forget_runners(connection, now)
+        return CleanupReport(tasks=removed_tasks, events=removed_events)
+
+    async def _forget_runners(self, connection: AsyncConnection, now: datetime) -> None:
+        """Drop long-dead replicas, and claims of dead replicas on tasks that never came to be
+        (a run that answered with a message); finished tasks lose their runner when saved."""
+        await connection.execute(
+            delete(replicas).where(replicas.c.alive_until < now - DEAD_REPLICA_TTL)
+        )
+        task_exists = select(tasks.c.id).where(tasks.c.id == task_runners.c.task_id).exists()
+        runner_alive = (
+            select(replicas.c.replica_id)
+            .where(replicas.c.replica_id == task_runners.c.replica_id, replicas.c.alive_until > now)
+            .exists()
+        )
+        await connection.execute(delete(task_runners).where(~task_exists, ~runner_alive))
+
+
+def _filters(query: TaskQuery) -> list[ColumnElement[bool]]:
+    filters: list[ColumnElement[bool]] = []
+    if query.context_id is not None:
+        filters.append(tasks.c.context_id == query.context_id)
+    if query.state is not None:
+        filters.append(tasks.c.state == query.state.value)
+    if query.updated_after is not None:
+        filters.append(tasks.c.updated_at >= query.updated_after)
+    return filters
+
+
+def _before(cursor: Cursor) -> ColumnElement[bool]:
+    """Rows after `cursor` in the listing order (status time, then id, both descending)."""
+    return tuple_(tasks.c.updated_at, tasks.c.id) < tuple_(
+        literal(cursor.updated, UtcDateTime()), literal(cursor.task_id, tasks.c.id.type)
+    )

@@ -1,0 +1,542 @@
+"""A2A 1.0 JSON-RPC over real HTTP: every method, ProtoJSON shapes, streams, errors, ListTasks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+
+from accord import Agent, AgentExecutor, create_app
+from accord.errors import ContentTypeNotSupported
+from accord.samples import echo
+from accord.store import InMemoryTaskStore
+from accord.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentSkill,
+    Artifact,
+    Message,
+    Task,
+    TaskState,
+    TaskStatus,
+    TextPart,
+)
+from agents_for_tests import (
+    AsksThenCompletes,
+    GatedStreamer,
+    NeverFinishes,
+    Switchboard,
+    rejects_before_task,
+)
+from rpc import Json, RpcClient, connect, served
+from rpc_v1_0 import (
+    assert_valid_v1,
+    connect_v1,
+    error_info,
+    live_v1,
+    message_v1,
+    send_v1,
+    text_v1,
+)
+
+SWITCHBOARD = Switchboard(
+    {
+        "reply": echo.message_agent.executor,
+        "ask": AsksThenCompletes(),
+        "reject": rejects_before_task(ContentTypeNotSupported("this agent reads no text")),
+    },
+    default=echo.agent.executor,
+)
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    with served(create_app(Agent(SWITCHBOARD, name="Switchboard"))) as url:
+        yield url
+
+
+@pytest.fixture
+async def rpc(base_url: str) -> AsyncIterator[RpcClient]:
+    async with connect_v1(base_url) as client:
+        yield client
+
+
+def agent_of(executor: AgentExecutor, **card: Any) -> Agent:
+    return Agent(executor, name="Test agent", **card)
+
+
+async def send(rpc: RpcClient, text: str, **kwargs: Any) -> Json:
+    """SendMessage of one text message; the unwrapped Task (or Message)."""
+    result: Json = await rpc.result("SendMessage", send_v1(text, **kwargs))
+    assert_valid_v1("SendMessageResponse", result)
+    (member,) = result
+    unwrapped: Json = result[member]
+    return unwrapped
+
+
+async def completed_task_id(rpc: RpcClient) -> str:
+    task = await send(rpc, "finish this")
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    task_id: str = task["id"]
+    return task_id
+
+
+def member_of(result: Json) -> str:
+    (member,) = result
+    return member
+
+
+# --- SendMessage -----------------------------------------------------------------------------
+
+
+async def test_send_message_answers_with_the_task(rpc: RpcClient) -> None:
+    message = message_v1("ping")
+    response = await rpc.post(
+        {"jsonrpc": "2.0", "id": "s-1", "method": "SendMessage", "params": {"message": message}}
+    )
+    assert response.headers["a2a-version"] == "1.0"
+    body = response.json()
+    assert body["id"] == "s-1"
+    task = body["result"]["task"]
+    assert_valid_v1("SendMessageResponse", body["result"])
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert [text_v1(a) for a in task["artifacts"]] == ["ping"]
+    first = task["history"][0]
+    assert (first["messageId"], first["role"]) == (message["messageId"], "ROLE_USER")
+    assert (first["taskId"], first["contextId"]) == (task["id"], task["contextId"])
+
+
+async def test_send_message_to_a_message_agent_answers_with_the_message(rpc: RpcClient) -> None:
+    result = await rpc.result("SendMessage", send_v1("reply to me", context_id="ctx-1"))
+    assert member_of(result) == "message"
+    reply = result["message"]
+    assert (reply["role"], text_v1(reply), reply["contextId"]) == (
+        "ROLE_AGENT",
+        "reply to me",
+        "ctx-1",
+    )
+
+
+async def test_return_immediately_answers_before_the_task_ends() -> None:
+    agent = GatedStreamer(chunks=1)
+    async with live_v1(agent_of(agent)) as rpc:
+        task = await send(rpc, "slow", configuration={"returnImmediately": True})
+        assert task["status"]["state"] in {"TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"}
+        assert not agent.steps[0].is_open
+        agent.release_all()
+        await agent.finished.wait()
+        done = await rpc.result("GetTask", {"id": task["id"]})
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert_valid_v1("Task", done)
+
+
+async def test_multi_turn_input_required_then_completed(rpc: RpcClient) -> None:
+    asked = await send(rpc, "ask me")
+    assert asked["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert text_v1(asked["status"]["message"]) == AsksThenCompletes.QUESTION
+    done = await send(rpc, "Ada", task_id=asked["id"], context_id=asked["contextId"])
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert text_v1(done["artifacts"][0]) == "Hello, Ada!"
+    assert [m["role"] for m in done["history"]] == ["ROLE_USER", "ROLE_AGENT", "ROLE_USER"]
+
+
+@pytest.mark.parametrize(
+    ("length", "expected"),
+    [(None, 3), (0, None), (1, 1), (2, 2), (50, 3)],
+)
+async def test_history_length_trims_history(
+    rpc: RpcClient, length: int | None, expected: int | None
+) -> None:
+    asked = await send(rpc, "ask me")
+    configuration = {} if length is None else {"historyLength": length}
+    done = await send(rpc, "Ada", task_id=asked["id"], configuration=configuration)
+    query = {"id": asked["id"]} if length is None else {"id": asked["id"], "historyLength": length}
+    fetched = await rpc.result("GetTask", query)
+    for task in (done, fetched):
+        if expected is None:
+            assert "history" not in task
+        else:
+            assert len(task["history"]) == expected
+            assert text_v1(task["history"][-1]) == "Ada"
+
+
+async def test_file_and_data_parts_keep_their_shape(rpc: RpcClient) -> None:
+    parts = [
+        {"text": "look at these"},
+        {"raw": "aGVsbG8=", "mediaType": "text/plain", "filename": "hello.txt"},
+        {"url": "https://example.com/cat.png", "mediaType": "image/png", "metadata": {"w": 9}},
+        {"data": {"rows": [1, 2], "snake_case": True}},
+    ]
+    task = await send(rpc, "look", parts=parts)
+    fetched = await rpc.result("GetTask", {"id": task["id"]})
+    assert fetched["history"][0]["parts"] == parts
+
+
+async def test_output_modes_the_agent_cannot_produce_are_32005(rpc: RpcClient) -> None:
+    params = send_v1("hi", configuration={"acceptedOutputModes": ["image/png"]})
+    error = await rpc.error("SendMessage", params)
+    assert error["code"] == -32005
+    assert error_info(error)["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+
+
+async def test_protocol_error_of_the_agent_reaches_the_client_in_1_0_shape(
+    rpc: RpcClient,
+) -> None:
+    error = await rpc.error("SendMessage", send_v1("reject this"))
+    assert error["code"] == -32005
+    assert error["message"] == "this agent reads no text"
+    assert error_info(error)["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+
+
+async def test_a_message_to_a_terminal_task_is_32004(rpc: RpcClient) -> None:
+    task_id = await completed_task_id(rpc)
+    error = await rpc.error("SendMessage", send_v1("more", task_id=task_id))
+    assert error["code"] == -32004
+    assert error_info(error)["reason"] == "UNSUPPORTED_OPERATION"
+
+
+async def test_bad_params_list_the_fields_in_a_bad_request(rpc: RpcClient) -> None:
+    params = {"message": {"role": "ROLE_USER", "parts": [{"text": "a", "data": {}}]}}
+    error = await rpc.error("SendMessage", params)
+    assert error["code"] == -32602
+    assert error["message"].startswith("invalid params for SendMessage: message.parts.0:")
+    (bad_request,) = error["data"]
+    assert bad_request["@type"] == "type.googleapis.com/google.rpc.BadRequest"
+    assert bad_request["fieldViolations"][0]["field"] == "message.parts.0"
+
+
+# --- GetTask and CancelTask ------------------------------------------------------------------
+
+
+async def test_get_task_returns_the_task(rpc: RpcClient) -> None:
+    task = await send(rpc, "remember me")
+    fetched = await rpc.result("GetTask", {"id": task["id"]})
+    assert fetched == task
+    assert_valid_v1("Task", fetched)
+
+
+@pytest.mark.parametrize("method", ["GetTask", "CancelTask", "SubscribeToTask"])
+async def test_unknown_task_is_32001_with_error_info(rpc: RpcClient, method: str) -> None:
+    error = await rpc.error(method, {"id": "no-such-task"})
+    assert error["code"] == -32001
+    assert "no-such-task" in error["message"]
+    assert error_info(error)["reason"] == "TASK_NOT_FOUND"
+
+
+async def test_cancel_task_cancels_a_running_task() -> None:
+    agent = NeverFinishes()
+    async with live_v1(agent_of(agent)) as rpc:
+        task = await send(rpc, "forever", configuration={"returnImmediately": True})
+        await agent.started.wait()
+        canceled = await rpc.result("CancelTask", {"id": task["id"]})
+        await agent.stopped.wait()
+    assert canceled["status"]["state"] == "TASK_STATE_CANCELED"
+    assert_valid_v1("Task", canceled)
+
+
+async def test_cancel_of_a_completed_task_is_32002(rpc: RpcClient) -> None:
+    task_id = await completed_task_id(rpc)
+    error = await rpc.error("CancelTask", {"id": task_id})
+    assert error["code"] == -32002
+    assert error_info(error)["reason"] == "TASK_NOT_CANCELABLE"
+
+
+# --- SendStreamingMessage and SubscribeToTask ------------------------------------------------
+
+
+async def test_stream_sends_the_task_then_each_change_wrapped(rpc: RpcClient) -> None:
+    params = send_v1("stream me")
+    async with rpc.stream("SendStreamingMessage", params, request_id="st-1") as stream:
+        assert stream.response.headers["a2a-version"] == "1.0"
+        events = await stream.rest()
+    for event in events:
+        assert event.data["id"] == "st-1"
+        assert_valid_v1("StreamResponse", event.result)
+    assert [member_of(e.result) for e in events] == [
+        "task",
+        "statusUpdate",
+        "artifactUpdate",
+        "statusUpdate",
+    ]
+    ids = [e.id for e in events]
+    assert all(i is not None for i in ids) and ids == sorted(set(ids))
+    assert events[1].result["statusUpdate"]["status"]["state"] == "TASK_STATE_WORKING"
+    assert text_v1(events[2].result["artifactUpdate"]["artifact"]) == "stream me"
+    assert events[3].result["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+async def test_stream_of_a_message_reply_is_that_message(rpc: RpcClient) -> None:
+    async with rpc.stream("SendStreamingMessage", send_v1("reply now")) as stream:
+        events = await stream.rest()
+    assert [member_of(e.result) for e in events] == ["message"]
+    assert text_v1(events[0].result["message"]) == "reply now"
+
+
+async def test_stream_refused_by_the_agent_ends_with_a_1_0_error(rpc: RpcClient) -> None:
+    async with rpc.stream("SendStreamingMessage", send_v1("reject this"), request_id=4) as stream:
+        events = await stream.rest()
+    assert len(events) == 1
+    error = events[0].data["error"]
+    assert error["code"] == -32005
+    assert error_info(error)["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+
+
+async def test_subscribe_sends_the_task_first_then_live_events() -> None:
+    agent = GatedStreamer(chunks=2)
+    async with live_v1(agent_of(agent)) as rpc:
+        task = await send(rpc, "go", configuration={"returnImmediately": True})
+        await agent.started.wait()
+        async with rpc.stream("SubscribeToTask", {"id": task["id"]}, request_id=5) as stream:
+            first = await stream.next()
+            agent.release_all()
+            rest = await stream.rest()
+    assert member_of(first.result) == "task"
+    assert first.result["task"]["id"] == task["id"]
+    assert first.result["task"]["status"]["state"] == "TASK_STATE_WORKING"
+    assert [member_of(e.result) for e in rest] == [
+        "artifactUpdate",
+        "artifactUpdate",
+        "statusUpdate",
+    ]
+    assert rest[-1].result["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    for event in (first, *rest):
+        assert_valid_v1("StreamResponse", event.result)
+
+
+async def test_subscribe_to_a_terminal_task_is_32004(rpc: RpcClient) -> None:
+    task_id = await completed_task_id(rpc)
+    error = await rpc.error("SubscribeToTask", {"id": task_id})
+    assert error["code"] == -32004
+    assert error_info(error)["reason"] == "UNSUPPORTED_OPERATION"
+
+
+async def test_0_3_and_1_0_subscribers_of_one_task_see_the_same_events() -> None:
+    agent = GatedStreamer(chunks=2)
+    app = create_app(agent_of(agent))
+    with served(app) as base_url:
+        async with connect_v1(base_url) as v1, connect(base_url) as v03:
+            task = await send(v1, "go", configuration={"returnImmediately": True})
+            await agent.started.wait()
+            async with (
+                v1.stream("SubscribeToTask", {"id": task["id"]}) as new,
+                v03.stream("tasks/resubscribe", {"id": task["id"]}) as old,
+            ):
+                snapshots = [await new.next(), await old.next()]
+                agent.release_all()
+                new_events = [snapshots[0], *await new.rest()]
+                old_events = [snapshots[1], *await old.rest()]
+    assert [e.id for e in new_events] == [e.id for e in old_events]
+    members = {"task": "task", "status-update": "statusUpdate", "artifact-update": "artifactUpdate"}
+    assert [member_of(e.result) for e in new_events] == [
+        members[e.result["kind"]] for e in old_events
+    ]
+    assert old_events[-1].result["status"]["state"] == "completed"
+    assert new_events[-1].result["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+async def test_streaming_methods_of_an_agent_without_streaming_are_32004() -> None:
+    async with live_v1(agent_of(echo.agent.executor, streaming=False)) as rpc:
+        task_id = await completed_task_id(rpc)
+        for method, params in [
+            ("SendStreamingMessage", send_v1("hi")),
+            ("SubscribeToTask", {"id": task_id}),
+        ]:
+            error = await rpc.error(method, params)
+            assert error["code"] == -32004
+
+
+# --- GetExtendedAgentCard --------------------------------------------------------------------
+
+EXTENDED = AgentCard(
+    name="Test agent (extended)",
+    description="More for members.",
+    url="",
+    version="1.0.0",
+    capabilities=AgentCapabilities(streaming=True),
+    default_input_modes=["text/plain"],
+    default_output_modes=["text/plain"],
+    skills=[AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])],
+)
+
+
+async def test_extended_card_not_configured_is_32007(rpc: RpcClient) -> None:
+    error = await rpc.error("GetExtendedAgentCard")
+    assert error["code"] == -32007
+    assert error_info(error)["reason"] == "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+
+
+async def test_extended_card_is_returned_when_configured() -> None:
+    async with live_v1(agent_of(echo.agent.executor, extended_card=EXTENDED)) as rpc:
+        card = await rpc.result("GetExtendedAgentCard", {"tenant": ""})
+    assert card["name"] == "Test agent (extended)"
+    assert [s["id"] for s in card["skills"]] == ["audit"]
+
+
+@pytest.mark.xfail(
+    strict=True, reason="the 1.0 AgentCard shape (supportedInterfaces, ...) is another work item"
+)
+async def test_extended_card_is_a_1_0_agent_card() -> None:
+    async with live_v1(agent_of(echo.agent.executor, extended_card=EXTENDED)) as rpc:
+        assert_valid_v1("AgentCard", await rpc.result("GetExtendedAgentCard"))
+
+
+# --- ListTasks -------------------------------------------------------------------------------
+
+
+def stored_task(number: int, context_id: str, state: TaskState, *, artifacts: bool = False) -> Task:
+    return Task(
+        id=f"t{number}",
+        context_id=context_id,
+        status=TaskStatus(state=state, timestamp=f"2026-01-01T00:00:0{number}.000Z"),
+        artifacts=[Artifact(artifact_id="a", parts=[TextPart(text="out")])] if artifacts else None,
+        history=[Message.user(f"task {number}"), Message.agent(f"done {number}")],
+    )
+
+
+LISTED = [
+    stored_task(1, "ctx-a", TaskState.COMPLETED, artifacts=True),
+    stored_task(2, "ctx-a", TaskState.INPUT_REQUIRED),
+    stored_task(3, "ctx-b", TaskState.COMPLETED),
+    stored_task(4, "ctx-a", TaskState.FAILED),
+    stored_task(5, "ctx-a", TaskState.COMPLETED),
+]
+
+
+@pytest.fixture(scope="module")
+def listing_url() -> Iterator[str]:
+    store = InMemoryTaskStore()
+
+    async def fill() -> None:
+        for task in LISTED:
+            await store.save(task, 1)
+
+    asyncio.run(fill())
+    with served(create_app(agent_of(echo.agent.executor), store=store)) as url:
+        yield url
+
+
+@pytest.fixture
+async def lister(listing_url: str) -> AsyncIterator[RpcClient]:
+    async with connect_v1(listing_url) as client:
+        yield client
+
+
+async def list_ids(rpc: RpcClient, **params: Any) -> list[str]:
+    result = await rpc.result("ListTasks", params)
+    assert_valid_v1("ListTasksResponse", result)
+    return [task["id"] for task in result["tasks"]]
+
+
+async def test_list_tasks_newest_first_without_artifacts(lister: RpcClient) -> None:
+    result = await lister.result("ListTasks", {})
+    assert_valid_v1("ListTasksResponse", result)
+    assert [t["id"] for t in result["tasks"]] == ["t5", "t4", "t3", "t2", "t1"]
+    assert (result["nextPageToken"], result["pageSize"], result["totalSize"]) == ("", 50, 5)
+    assert all("artifacts" not in task for task in result["tasks"])
+    assert all(len(task["history"]) == 2 for task in result["tasks"])
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"contextId": "ctx-a"}, ["t5", "t4", "t2", "t1"]),
+        ({"status": "TASK_STATE_COMPLETED"}, ["t5", "t3", "t1"]),
+        ({"status": 3}, ["t5", "t3", "t1"]),
+        ({"status": "TASK_STATE_INPUT_REQUIRED"}, ["t2"]),
+        ({"statusTimestampAfter": "2026-01-01T00:00:03Z"}, ["t5", "t4", "t3"]),
+        ({"contextId": "ctx-a", "status": "TASK_STATE_COMPLETED"}, ["t5", "t1"]),
+        ({"contextId": "ctx-none"}, []),
+        ({"status_timestamp_after": "2030-01-01T00:00:00Z"}, []),
+    ],
+)
+async def test_list_tasks_filters(lister: RpcClient, params: Json, expected: list[str]) -> None:
+    assert await list_ids(lister, **params) == expected
+
+
+async def test_list_tasks_pages_with_tokens(lister: RpcClient) -> None:
+    pages: list[list[str]] = []
+    token = ""
+    while True:
+        result = await lister.result("ListTasks", {"pageSize": 2, "pageToken": token})
+        assert (result["pageSize"], result["totalSize"]) == (2, 5)
+        pages.append([task["id"] for task in result["tasks"]])
+        token = result["nextPageToken"]
+        if not token:
+            break
+    assert pages == [["t5", "t4"], ["t3", "t2"], ["t1"]]
+
+
+async def test_list_tasks_includes_artifacts_when_asked(lister: RpcClient) -> None:
+    result = await lister.result("ListTasks", {"includeArtifacts": True})
+    artifacts = {task["id"]: task["artifacts"] for task in result["tasks"]}
+    assert [text_v1(a) for a in artifacts["t1"]] == ["out"]
+    assert artifacts["t5"] == []
+
+
+@pytest.mark.parametrize(
+    ("length", "expected"), [(0, None), (1, ["done 1"]), (5, ["task 1", "done 1"])]
+)
+async def test_list_tasks_trims_history(
+    lister: RpcClient, length: int, expected: list[str] | None
+) -> None:
+    result = await lister.result("ListTasks", {"historyLength": length, "contextId": "ctx-a"})
+    oldest = result["tasks"][-1]
+    assert oldest["id"] == "t1"
+    if expected is None:
+        assert "history" not in oldest
+    else:
+        assert [text_v1(m) for m in oldest["history"]] == expected
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"pageSize": 0}, "pageSize"),
+        ({"pageSize": 101}, "pageSize"),
+        ({"historyLength": -1}, "historyLength"),
+        ({"statusTimestampAfter": "not a time"}, "statusTimestampAfter"),
+        ({"status": "TASK_STATE_RUNNING"}, "status"),
+        ({"includeArtifacts": "yes please"}, "includeArtifacts"),
+    ],
+)
+async def test_list_tasks_refuses_bad_values(lister: RpcClient, params: Json, field: str) -> None:
+    error = await lister.error("ListTasks", params)
+    assert error["code"] == -32602
+    assert f"ListTasks: {field}:" in error["message"]
+    (bad_request,) = error["data"]
+    assert [v["field"] for v in bad_request["fieldViolations"]] == [field]
+
+
+async def test_list_tasks_refuses_a_page_token_it_did_not_issue(lister: RpcClient) -> None:
+    error = await lister.error("ListTasks", {"pageToken": "garbage"})
+    assert error["code"] == -32602
+    assert "pageToken" in error["message"]
+
+
+async def test_list_tasks_sees_tasks_made_through_send_message(rpc: RpcClient) -> None:
+    task = await send(rpc, "list me", context_id="ctx-listed-live")
+    assert await list_ids(rpc, contextId="ctx-listed-live") == [task["id"]]
+
+
+# --- framing ---------------------------------------------------------------------------------
+
+
+async def test_unknown_1_0_method_is_32601(rpc: RpcClient) -> None:
+    error = await rpc.error("SendMessages", send_v1("hi"))
+    assert error["code"] == -32601
+
+
+async def test_a_1_0_result_that_cannot_be_serialized_is_32603_not_http_500() -> None:
+    app = create_app(echo.agent)
+
+    async def get_task(params: Any, call: Any) -> Starlette:
+        return app  # no codec can encode this
+
+    app.state.service.get_task = get_task
+    async with live_v1(app) as rpc:
+        error = await rpc.error("GetTask", {"id": "t"})
+        assert error["code"] == -32603
+        assert await completed_task_id(rpc)

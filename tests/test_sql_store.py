@@ -1,0 +1,181 @@
+"""What only the SQL store has: URLs, migrations, indexes, SQLite tuning, data that outlives it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Connection, inspect, text
+
+from accord.store import InMemoryTaskStore, open_store
+from accord.store.sql import SchemaVersionError, SqlTaskStore, sql_url, upgrade
+from accord.store.sql.migrations import BASELINE_VERSION, Migration, UpgradeResult
+from accord.store.sql.schema import metadata, tasks
+from accord.types import Task, TaskState, TaskStatus
+from stores import Backend, sql_backend_fixture  # noqa: F401 - fixtures
+
+
+def add_note_column(connection: Connection) -> None:
+    connection.execute(text("ALTER TABLE accord_replicas ADD COLUMN note VARCHAR(40)"))
+
+
+NEXT_STEP = Migration(BASELINE_VERSION + 1, "replicas get a note", add_note_column)
+
+
+# --- URLs -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("sqlite:///.accord/accord.db", "sqlite+aiosqlite:///.accord/accord.db"),
+        ("sqlite:////var/lib/accord.db", "sqlite+aiosqlite:////var/lib/accord.db"),
+        ("sqlite+aiosqlite:///x.db", "sqlite+aiosqlite:///x.db"),
+        ("postgresql://u@db:5432/accord", "postgresql+asyncpg://u@db:5432/accord"),
+        ("postgres://u@db/accord", "postgresql+asyncpg://u@db/accord"),
+        ("postgresql+asyncpg://u@db/accord", "postgresql+asyncpg://u@db/accord"),
+        (
+            "postgresql://u@db/accord?sslmode=require",
+            "postgresql+asyncpg://u@db/accord?ssl=require",
+        ),
+    ],
+)
+def test_store_urls_select_the_async_drivers(url: str, expected: str) -> None:
+    assert sql_url(url).render_as_string() == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("sqlite://", "in-memory SQLite"),
+        ("sqlite:///:memory:", "in-memory SQLite"),
+        ("mysql://u@db/accord", "unsupported database URL"),
+        ("postgresql+psycopg://u@db/accord", "unsupported database URL"),
+        ("not a url", "is not a database URL"),
+    ],
+)
+def test_other_urls_are_refused_with_a_reason(url: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        open_store(url)
+
+
+async def test_open_store_picks_the_backend_and_makes_the_sqlite_folder(tmp_path: Path) -> None:
+    assert isinstance(open_store("memory"), InMemoryTaskStore)
+    store = open_store(f"sqlite:///{tmp_path}/new/folder/accord.db")
+    try:
+        assert isinstance(store, SqlTaskStore)
+        assert (tmp_path / "new" / "folder").is_dir()
+    finally:
+        await store.close()
+
+
+# --- migrations -----------------------------------------------------------------------------
+
+
+async def test_migrations_create_the_schema_once(sql_backend: Backend) -> None:
+    engine = sql_backend.engine()
+    try:
+        first = await upgrade(engine)
+        again = await upgrade(engine)
+        async with engine.connect() as connection:
+            tables = await connection.run_sync(lambda c: set(inspect(c).get_table_names()))
+            versions = await connection.execute(text("SELECT version FROM accord_schema_version"))
+            recorded = [row.version for row in versions]
+    finally:
+        await engine.dispose()
+
+    assert first == UpgradeResult(0, BASELINE_VERSION)
+    assert again == UpgradeResult(BASELINE_VERSION, BASELINE_VERSION)
+    assert not again.changed
+    assert tables == set(metadata.tables)
+    assert recorded == [BASELINE_VERSION]
+
+
+async def test_a_new_step_runs_once_on_an_existing_database(sql_backend: Backend) -> None:
+    engine = sql_backend.engine()
+    try:
+        await upgrade(engine)
+        stepped = await upgrade(engine, [NEXT_STEP])
+        again = await upgrade(engine, [NEXT_STEP])
+        async with engine.connect() as connection:
+            columns = await connection.run_sync(
+                lambda c: {column["name"] for column in inspect(c).get_columns("accord_replicas")}
+            )
+    finally:
+        await engine.dispose()
+
+    assert stepped == UpgradeResult(BASELINE_VERSION, NEXT_STEP.version)
+    assert again == UpgradeResult(NEXT_STEP.version, NEXT_STEP.version)
+    assert "note" in columns
+
+
+async def test_a_database_from_a_newer_accord_is_refused(sql_backend: Backend) -> None:
+    engine = sql_backend.engine()
+    try:
+        await upgrade(engine, [NEXT_STEP])
+        with pytest.raises(SchemaVersionError, match="newer than this accord knows"):
+            await upgrade(engine)
+    finally:
+        await engine.dispose()
+
+
+async def test_migration_steps_must_be_numbered_in_order(sql_backend: Backend) -> None:
+    engine = sql_backend.engine()
+    skipping = Migration(BASELINE_VERSION + 2, "skips a version", add_note_column)
+    try:
+        with pytest.raises(ValueError, match="migration versions"):
+            await upgrade(engine, [skipping])
+    finally:
+        await engine.dispose()
+
+
+async def test_stores_starting_together_create_the_schema_once(sql_backend: Backend) -> None:
+    engines = [sql_backend.engine() for _ in range(4)]
+    try:
+        results = await asyncio.gather(*(upgrade(engine) for engine in engines))
+    finally:
+        for engine in engines:
+            await engine.dispose()
+
+    assert sorted(result.before for result in results) == [0] + [BASELINE_VERSION] * 3
+
+
+async def test_listing_has_an_index_for_each_filter(sql_backend: Backend) -> None:
+    store = await sql_backend.open()
+    assert isinstance(store, SqlTaskStore)
+    async with store.engine.connect() as connection:
+        indexes = await connection.run_sync(lambda c: inspect(c).get_indexes(tasks.name))
+
+    leading = {tuple(index["column_names"][:2]) for index in indexes}
+    assert {("updated_at", "id"), ("context_id", "updated_at"), ("state", "updated_at")} <= leading
+
+
+# --- SQLite ---------------------------------------------------------------------------------
+
+
+async def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path}/accord.db")
+    assert isinstance(store, SqlTaskStore)
+    try:
+        async with store.engine.connect() as connection:
+            journal = await connection.scalar(text("PRAGMA journal_mode"))
+            timeout = await connection.scalar(text("PRAGMA busy_timeout"))
+    finally:
+        await store.close()
+
+    assert journal == "wal"
+    assert timeout and timeout >= 1000
+
+
+async def test_tasks_outlive_the_store_that_saved_them(sql_backend: Backend) -> None:
+    task = Task(id="kept", context_id="c", status=TaskStatus(state=TaskState.INPUT_REQUIRED))
+    first = await sql_backend.open()
+    await first.save(task, 1)
+    await first.close()
+
+    second = await sql_backend.open()
+    stored = await second.get("kept")
+
+    assert stored is not None
+    assert (stored.seq, stored.task.to_json()) == (1, task.to_json())

@@ -1,0 +1,154 @@
+"""`accord serve` on SQLite keeps every task through restarts and crashes; store setup, cleanup."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+import accord
+from accord.cli.main import app as cli
+from accord.client import SyncClient
+from accord.samples import echo
+from accord.server import create_app
+from accord.store import CleanupReport, InMemoryTaskStore
+from accord.types import Task, TaskState
+from agents_for_tests import SAFETY_TIMEOUT, AsksThenCompletes, Switchboard
+from served_process import accord_serve, free_port
+
+AGENT = accord.Agent(
+    Switchboard({"ask": AsksThenCompletes()}, default=echo.agent.executor),
+    name="Restartable",
+    description="Echoes; a first message starting with 'ask' asks for a name first.",
+)
+"""Served as `accord serve test_sql_store_server:AGENT`."""
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+def sent_task(client: SyncClient, text: str, task_id: str | None = None) -> Task:
+    result = client.send(text, task_id=task_id)
+    assert isinstance(result, Task)
+    return result
+
+
+def snapshot(url: str, task_ids: list[str]) -> dict[str, bytes]:
+    """Each task as tasks/get returns it now, as wire JSON."""
+    with SyncClient(url) as client:
+        return {task_id: client.get_task(task_id).to_json() for task_id in task_ids}
+
+
+def test_every_task_survives_a_clean_restart_and_a_crash(tmp_path: Path) -> None:
+    store = ("--store", f"sqlite:///{tmp_path}/data/accord.db")
+    target = f"{__name__}:AGENT"
+
+    with accord_serve(target, *store) as served:
+        with SyncClient(served.url) as client:
+            done = sent_task(client, "hello")
+            asking = sent_task(client, "ask me something")
+        before = snapshot(served.url, [done.id, asking.id])
+        served.stop(signal.SIGTERM)
+        assert "Application shutdown complete" in "".join(served.stderr)  # a clean stop
+
+    with accord_serve(target, *store) as served:
+        assert snapshot(served.url, [done.id, asking.id]) == before
+        with SyncClient(served.url) as client:
+            answered = sent_task(client, "Ada", task_id=asking.id)  # resumes after the restart
+            later = sent_task(client, "after the restart")
+        before_crash = snapshot(served.url, [done.id, asking.id, later.id])
+        served.stop(signal.SIGKILL)
+
+    with accord_serve(target, *store) as served:
+        assert snapshot(served.url, [done.id, asking.id, later.id]) == before_crash
+
+    assert asking.status.state is TaskState.INPUT_REQUIRED
+    assert answered.status.state is TaskState.COMPLETED
+    assert answered.artifacts and answered.artifacts[0].text == "Hello, Ada!"
+
+
+def test_db_upgrade_creates_the_schema_once(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path}/accord.db"
+
+    first = invoke("db", "upgrade", "--store", store)
+    second = invoke("db", "upgrade", env={"ACCORD_STORE": store})
+
+    assert (first.exit_code, second.exit_code) == (0, 0)
+    assert first.stdout == f"created the schema of {store} (version 1)\n"
+    assert second.stdout == f"{store} is up to date (version 1)\n"
+
+
+def test_serve_reports_a_store_it_cannot_open_in_one_line() -> None:
+    unreachable = f"postgresql://nobody:secret@127.0.0.1:{free_port()}/accord"
+
+    result = invoke("serve", "accord.samples.echo:agent", env={"ACCORD_STORE": unreachable})
+
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: cannot open the task store postgresql://nobody:***@")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "secret" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--store", "mysql://u@db/accord"), "unsupported database URL"),
+        (("--store", "sqlite://"), "in-memory SQLite"),
+        (("--task-ttl", "soon"), "--task-ttl must be a duration"),
+        (("--cleanup-interval", "-5m"), "--cleanup-interval must be a duration"),
+    ],
+)
+def test_serve_refuses_bad_store_options(args: tuple[str, ...], message: str) -> None:
+    result = invoke("serve", "accord.samples.echo:agent", *args)
+
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+# --- the app's lifespan: open, clean up, close ------------------------------------------------
+
+
+class WatchedStore(InMemoryTaskStore):
+    """A memory store that reports when the app opens, cleans and closes it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+        self.cleaned = asyncio.Event()
+
+    async def open(self) -> None:
+        self.calls.append("open")
+
+    async def cleanup(self, now: datetime | None = None) -> CleanupReport:
+        self.calls.append("cleanup")
+        self.cleaned.set()
+        return await super().cleanup(now)
+
+    async def close(self) -> None:
+        self.calls.append("close")
+
+
+async def test_the_app_opens_its_store_cleans_it_up_and_closes_it() -> None:
+    store = WatchedStore()
+    app = create_app(echo.agent, store=store, cleanup_interval=3600)
+
+    async with app.router.lifespan_context(app):
+        await asyncio.wait_for(store.cleaned.wait(), SAFETY_TIMEOUT)
+
+    assert store.calls == ["open", "cleanup", "close"]
+
+
+async def test_cleanup_can_be_turned_off() -> None:
+    store = WatchedStore()
+    app = create_app(echo.agent, store=store, cleanup_interval=None)
+
+    async with app.router.lifespan_context(app):
+        running = {task.get_name() for task in asyncio.all_tasks()}
+
+    assert "accord-store-cleanup" not in running
+    assert store.calls == ["open", "close"]
