@@ -118,7 +118,16 @@ class FunctionExecutor(AgentExecutor):
 
 
 @overload
-def agent(function: AgentFunction, /) -> Agent: ...
+def agent(
+    function: AgentFunction,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    task: bool = False,
+    restartable: bool = False,
+    **card: Any,
+) -> Agent: ...
 
 
 @overload

@@ -10,7 +10,7 @@ import typer
 from accord.cli import chat as chat_session
 from accord.cli import serve as serving
 from accord.cli import storage
-from accord.cli.errors import reports_errors
+from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.inputs import data_part, file_part
 from accord.cli.output import (
     StreamPrinter,
@@ -20,6 +20,7 @@ from accord.cli.output import (
     show_result,
 )
 from accord.client import SyncClient
+from accord.runtime import DEFAULT_BUS_URL
 from accord.store import DEFAULT_STORE_URL, Retention
 from accord.store.retention import (
     DEFAULT_CLEANUP_INTERVAL,
@@ -81,6 +82,20 @@ def serve(
     cleanup_interval: Annotated[
         str, typer.Option(help="How often to forget expired tasks and events (off: never).")
     ] = storage.format_duration(DEFAULT_CLEANUP_INTERVAL),
+    bus: Annotated[
+        str,
+        typer.Option(
+            envvar="ACCORD_BUS",
+            help="Event bus: memory (one server) or redis://host:6379/0 (several replicas).",
+        ),
+    ] = DEFAULT_BUS_URL,
+    runner_ttl: Annotated[
+        str,
+        typer.Option(help="A replica silent this long has its running tasks taken over."),
+    ] = "15s",
+    graceful_timeout: Annotated[
+        str, typer.Option(help="On SIGTERM, wait this long for open requests and streams.")
+    ] = "10s",
 ) -> None:
     """Serve an agent over A2A (JSON-RPC at /, card at /.well-known/agent-card.json).
 
@@ -96,7 +111,25 @@ def serve(
         ),
         cleanup_interval=interval.total_seconds() if interval is not None else None,
     )
-    serving.run(target, host, port, log_level, settings)
+    serving.run(
+        target,
+        host,
+        port,
+        log_level,
+        settings,
+        serving.ReplicaSettings(
+            bus_url=bus,
+            runner_ttl=_seconds("--runner-ttl", runner_ttl),
+            graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
+        ),
+    )
+
+
+def _seconds(option: str, text: str) -> float:
+    duration = storage.parse_duration(option, text)
+    if duration is None:
+        raise BadArgument(f"{option} cannot be off")
+    return duration.total_seconds()
 
 
 @db.command("upgrade")

@@ -6,6 +6,7 @@ import importlib
 import inspect
 import os
 import sys
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -16,6 +17,7 @@ from uvicorn.config import LOG_LEVELS
 from accord.agents import Agent
 from accord.cli.errors import BadArgument
 from accord.cli.storage import StoreSettings, display_url, prepare_store
+from accord.runtime import DEFAULT_BUS_URL, open_bus
 
 
 def load_app(target: str) -> Any:
@@ -40,23 +42,54 @@ def find_target(target: str) -> Any:
     raise BadArgument(f"{target} is a {type(found).__name__}, not an accord.Agent or an ASGI app")
 
 
+@dataclass(frozen=True, slots=True)
+class ReplicaSettings:
+    """How a server works with other replicas: the bus, the runner TTL, the shutdown grace."""
+
+    bus_url: str = DEFAULT_BUS_URL
+    runner_ttl: float = 15.0
+    graceful_timeout: float = 10.0
+
+
 def run(
-    target: str, host: str, port: int, log_level: str, storage: StoreSettings | None = None
+    target: str,
+    host: str,
+    port: int,
+    log_level: str,
+    storage: StoreSettings | None = None,
+    replica: ReplicaSettings | None = None,
 ) -> None:
     """Serve the app named by `target` until interrupted.
 
-    An agent gets the store `storage` names (its schema upgraded first); an ASGI app is
-    served as it is.
+    An agent gets the store `storage` names (its schema upgraded first) and the bus
+    `replica` names; an ASGI app is served as it is.
     """
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
+    replica = replica if replica is not None else ReplicaSettings()
     app = found = find_target(target)
     if isinstance(found, Agent):
         storage = storage if storage is not None else StoreSettings()
         store = prepare_store(storage)
+        try:
+            bus = open_bus(replica.bus_url)
+        except ValueError as exc:
+            raise BadArgument(f"--bus: {exc}") from None
         typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
-        app = found.app(store=store, cleanup_interval=storage.cleanup_interval)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+        app = found.app(
+            store=store,
+            bus=bus,
+            runner_ttl=replica.runner_ttl,
+            cleanup_interval=storage.cleanup_interval,
+        )
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
+    )
 
 
 def _import(module_name: str) -> ModuleType:
