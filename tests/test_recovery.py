@@ -12,11 +12,21 @@ from accord import AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import EventSink
 from accord.errors import UnsupportedOperation
 from accord.runtime import EventBus, InProcessEventBus, TaskRuntime
+from accord.runtime.push import PushSender
 from accord.runtime.redis_bus import RedisEventBus
 from accord.store import InMemoryTaskStore, TaskStore
-from accord.types import Message, MessageSendParams, Task, TaskState, new_id
+from accord.types import (
+    Message,
+    MessageSendConfiguration,
+    MessageSendParams,
+    PushNotificationConfig,
+    Task,
+    TaskState,
+    new_id,
+)
 from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer, NeverFinishes
 from services import redis_url
+from webhooks import Webhook, receiving
 
 
 class CountsRuns(AgentExecutor):
@@ -223,3 +233,39 @@ async def test_cancel_on_one_replica_stops_the_agent_on_another(
     finally:
         await a.close()
         await b.close()
+
+
+async def test_push_notifications_go_out_once_not_once_per_replica(
+    store: InMemoryTaskStore,
+) -> None:
+    hook = Webhook()
+    shared = f"accord:test:{new_id()}"
+    url = await redis_url()
+    agent = GatedStreamer(chunks=1)
+    with receiving(hook) as webhook_url:
+        a = await opened(
+            TaskRuntime(agent, store, RedisEventBus(url, stream=shared), push=PushSender())
+        )
+        b = await opened(
+            TaskRuntime(agent, store, RedisEventBus(url, stream=shared), push=PushSender())
+        )
+        try:
+            params = send_params()
+            params.configuration = MessageSendConfiguration(
+                push_notification_config=PushNotificationConfig(url=webhook_url)
+            )
+            execution = await a.start(params)
+            execution.close()
+            await agent.started.wait()
+            watcher = b.watch(execution.task_id)
+            await anext(watcher)
+            agent.release_all()
+            async with asyncio.timeout(SAFETY_TIMEOUT):
+                async for record in watcher:
+                    if record.final:
+                        break
+            await hook.reached("completed").wait()
+        finally:
+            await a.close()
+            await b.close()
+    assert hook.states() == ["submitted", "working", "completed"]

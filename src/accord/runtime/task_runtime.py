@@ -21,6 +21,7 @@ from accord.errors import (
     UnsupportedOperation,
 )
 from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
+from accord.runtime.push import PushSender
 from accord.runtime.records import EventRecord
 from accord.runtime.state_machine import TaskChange, apply_event, is_final, new_task
 from accord.store import InMemoryTaskStore, StoredTask, TaskStore
@@ -28,6 +29,7 @@ from accord.store.query import RUNNING_STATES
 from accord.types import (
     Message,
     MessageSendParams,
+    PushNotificationConfig,
     Role,
     Task,
     TaskState,
@@ -57,6 +59,8 @@ class _Run:
     # its state alone does not tell whether this run answered the new message.
     reached_final: bool = False
     worker: asyncio.Task[None] | None = None
+    # The task's webhooks, loaded when first needed; None means "ask the store".
+    push_configs: list[PushNotificationConfig] | None = None
 
     @property
     def task_id(self) -> str:
@@ -108,12 +112,14 @@ class TaskRuntime:
         bus: EventBus | None = None,
         *,
         runner_ttl: float = 15.0,
+        push: PushSender | None = None,
     ) -> None:
         self.executor = executor
         self.store = store if store is not None else InMemoryTaskStore()
         self.bus = bus if bus is not None else InProcessEventBus()
         self.replica_id: str = getattr(self.bus, "replica_id", None) or new_id()
         self.runner_ttl = runner_ttl
+        self.push = push
         self._runs: dict[str, _Run] = {}
         self._tracks_runners = False
         self._housekeeping: asyncio.Task[None] | None = None
@@ -153,6 +159,9 @@ class TaskRuntime:
         if task_id in self._runs:  # another message for this task got in while we awaited
             raise UnsupportedOperation(f"task {task_id} is already handling another message")
         run = _Run(context, task, seq)
+        inline_push = params.configuration and params.configuration.push_notification_config
+        if inline_push:  # the service saves it; until then this run already knows it
+            run.push_configs = [inline_push]
         self._runs[task_id] = run
         subscription = self.bus.subscribe(task_id)
         if self._tracks_runners:
@@ -346,6 +355,8 @@ class TaskRuntime:
             except Exception:
                 log.exception("could not give up this replica's tasks")
         await self.bus.close()
+        if self.push is not None:
+            await self.push.close()
 
     async def recover_orphans(self) -> int:
         """Take over tasks whose runner died: run them again if the agent is restartable,
@@ -478,6 +489,22 @@ class TaskRuntime:
         await self.store.save(run.task, run.seq, record)
         run.reached_final = run.reached_final or final
         await self.bus.publish(record)
+        if self.push is not None and isinstance(change, TaskStatusUpdateEvent | Task):
+            await self._notify(run)
+
+    async def _notify(self, run: _Run) -> None:
+        """Send the task, as it is now, to its webhooks (only the replica running it does)."""
+        assert self.push is not None and run.task is not None
+        if run.push_configs is None:
+            run.push_configs = await self.store.list_push_configs(run.task_id)
+        if run.push_configs:
+            self.push.send(run.task_id, run.push_configs, run.task.to_json())
+
+    def push_configs_changed(self, task_id: str) -> None:
+        """A webhook of the task was set or deleted: reload them before the next update."""
+        run = self._runs.get(task_id)
+        if run is not None:
+            run.push_configs = None
 
 
 def _serialized(event: AgentEvent) -> bytes:

@@ -11,6 +11,7 @@ from starlette.routing import Route
 
 from accord.agents.agent import Agent
 from accord.runtime import EventBus, TaskRuntime
+from accord.runtime.push import PushSender
 from accord.server.card_endpoint import CARD_PATHS, AgentCardEndpoint
 from accord.server.jsonrpc import DEFAULT_MAX_BODY_BYTES, JsonRpcBinding
 from accord.server.service import A2AService
@@ -37,7 +38,14 @@ def create_app(
     On startup the store is opened (its schema created or upgraded); then, every
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     """
-    runtime = TaskRuntime(agent.executor, store=store, bus=bus, runner_ttl=runner_ttl)
+    sends_push = bool(agent.card("").capabilities.push_notifications)
+    runtime = TaskRuntime(
+        agent.executor,
+        store=store,
+        bus=bus,
+        runner_ttl=runner_ttl,
+        push=PushSender() if sends_push else None,
+    )
     service = A2AService(agent, runtime)
     card = AgentCardEndpoint(agent, public_url)
     rpc = JsonRpcBinding(service, max_body_bytes=max_body_bytes)

@@ -102,6 +102,7 @@ class A2AService:
         config = await self.runtime.store.set_push_config(
             params.task_id, params.push_notification_config
         )
+        self.runtime.push_configs_changed(params.task_id)
         return _bound(params.task_id, config)
 
     async def get_push_config(
@@ -133,6 +134,7 @@ class A2AService:
         """Remove a webhook of a task; removing one that is not there is not an error."""
         await self._push_task(params.id)
         await self.runtime.store.delete_push_config(params.id, params.push_notification_config_id)
+        self.runtime.push_configs_changed(params.id)
 
     async def get_extended_card(self, params: None, call: CallContext) -> AgentCard:
         """The card shown to authenticated clients."""
@@ -153,6 +155,7 @@ class A2AService:
             # Saved before the agent runs (start only schedules it), so its updates find the
             # webhook — with a store that answers without yielding to the event loop, at least.
             await self.runtime.store.set_push_config(execution.task_id, push)
+            self.runtime.push_configs_changed(execution.task_id)
         return execution
 
     async def _push_task(self, task_id: str) -> None:

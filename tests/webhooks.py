@@ -1,0 +1,53 @@
+"""A real webhook receiver for push notification tests."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from agents_for_tests import Gate
+from live_server import serve_app
+
+
+@dataclass
+class Webhook:
+    """A webhook receiver: records every POST; answers `failures` times with 500 first."""
+
+    failures: int = 0
+    calls: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    gates: dict[str, Gate] = field(default_factory=dict)
+
+    def reached(self, state: str) -> Gate:
+        """Opens when a notification with the task in `state` arrived."""
+        with self.lock:
+            return self.gates.setdefault(state, Gate(f"notification {state}"))
+
+    async def handle(self, request: Request) -> Response:
+        body = json.loads(await request.body())
+        with self.lock:
+            if self.failures > 0:
+                self.failures -= 1
+                return Response(status_code=500)
+            self.calls.append((dict(request.headers), body))
+        self.reached(body["status"]["state"]).open()
+        return Response(status_code=204)
+
+    def states(self) -> list[str]:
+        with self.lock:
+            return [body["status"]["state"] for _, body in self.calls]
+
+
+@contextmanager
+def receiving(hook: Webhook) -> Iterator[str]:
+    with serve_app(Starlette(routes=[Route("/hook", hook.handle, methods=["POST"])])) as url:
+        yield url + "/hook"
