@@ -1,0 +1,217 @@
+"""Turns benchmark results into the markdown table, the targets check, and docs/benchmarks.md."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Row = dict[str, Any]
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+
+TARGETS_NOTE = "targets are checked here, by the benchmark, never by a timed test"
+
+
+def _find(rows: list[Row], **keys: Any) -> Row | None:
+    return next((r for r in rows if all(r.get(k) == v for k, v in keys.items())), None)
+
+
+def _num(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if value < 10 else f"{value:.1f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}x" if a is not None and b else "—"
+
+
+class _Table:
+    """The results table: one row per measurement, one column per server, then the ratios."""
+
+    def __init__(self) -> None:
+        self.lines = [
+            "| benchmark | unit | accord | a2a-sdk 1.3.0 | floor "
+            "| accord / a2a-sdk | accord / floor |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+
+    def add(
+        self,
+        name: str,
+        unit: str,
+        cells: list[Row | None],
+        value: Callable[[Row], float],
+        text: Callable[[Row], str],
+    ) -> None:
+        """A row from up to three results (accord, a2a-sdk, floor); None: not measured."""
+        values: list[float | None] = []
+        shown: list[str] = []
+        for cell in cells:
+            if cell is None:
+                values.append(None)
+                shown.append("—")
+            elif cell.get("status", "ok") != "ok":
+                values.append(None)
+                shown.append(cell["status"])
+            else:
+                values.append(value(cell))
+                shown.append(text(cell))
+        accord, peer, floor = values
+        ratios = [_ratio(accord, peer), _ratio(accord, floor)]
+        self.lines.append(f"| {name} | {unit} | " + " | ".join(shown + ratios) + " |")
+
+
+def _send_text(r: Row) -> str:
+    return f"{_num(r['rps'])} ({_num(r['p50_ms'])} / {_num(r['p99_ms'])})"
+
+
+def results_table(results: dict[str, Any]) -> str:
+    table = _Table()
+    send, card = results.get("send", []), results.get("card", [])
+    for mode in ("task", "message"):
+        for version in ("0.3", "1.0"):
+            for conns in (1, 50):
+                cells = [
+                    _find(send, server=f"accord ({mode})", version=version, connections=conns),
+                    _find(send, server=f"a2a-sdk ({mode})", version=version, connections=conns),
+                    _find(send, server="floor (bare ASGI)", version=version, connections=conns),
+                ]
+                name = f"`message/send` {mode} mode, {version}, {conns} conn"
+                table.add(name, "req/s (p50 / p99 ms)", cells, lambda r: r["rps"], _send_text)
+    for version in ("0.3", "1.0"):
+        cells = [
+            _find(send, server="accord (task, SQLite)", version=version, connections=50),
+            _find(send, server="a2a-sdk (task)", version=version, connections=50),
+            _find(send, server="floor (bare ASGI)", version=version, connections=50),
+        ]
+        if cells[0] is not None:
+            name = f"`message/send` task mode, {version}, 50 conn, accord on SQLite (its default)"
+            table.add(name, "req/s (p50 / p99 ms)", cells, lambda r: r["rps"], _send_text)
+    for conns in (1, 50):
+        cells = [
+            _find(card, server=name, connections=conns)
+            for name in ("accord (task)", "a2a-sdk (task)", "floor (bare ASGI)")
+        ]
+        name = f"agent card GET, {conns} conn"
+        table.add(name, "req/s (p50 / p99 ms)", cells, lambda r: r["rps"], _send_text)
+    streaming = results.get("streaming", [])
+    for subscribers in (1, 10):
+        for chunks in (100, 1000, 10000):
+            cells = [
+                _find(streaming, server=s, subscribers=subscribers, chunks=chunks)
+                for s in ("accord", "a2a-sdk")
+            ]
+            name = f"stream {chunks:,} chunks to {subscribers} subscriber(s)"
+            table.add(
+                name,
+                "events/s (server CPU µs/event)",
+                [*cells, None],
+                lambda r: r["events_per_s"],
+                lambda r: f"{_num(r['events_per_s'])} ({_num(r['cpu_us_per_event'])})",
+            )
+    memory = results.get("memory", [])
+    for streams in (1000, 10000):
+        cells = [_find(memory, server=s, streams=streams) for s in ("accord", "a2a-sdk")]
+        table.add(
+            f"{streams:,} idle SSE streams",
+            "RSS MiB (KiB/stream)",
+            [*cells, None],
+            lambda r: r["rss_mib"],
+            lambda r: f"{_num(r['rss_mib'])} ({_num(r['kib_per_stream'])})",
+        )
+    for store in ("memory", "sqlite", "postgresql"):
+        cell = _find(results.get("store", []), store=store)
+        table.add(
+            f"store: {store}, completed tasks",
+            "tasks/s (in-process, 50 concurrent)",
+            [cell, None, None],
+            lambda r: r["tasks_per_s"],
+            lambda r: _num(r["tasks_per_s"]),
+        )
+    return "\n".join(table.lines)
+
+
+def _check(name: str, ok: bool | None, measured: str) -> tuple[str, str, str]:
+    verdict = "n/a" if ok is None else ("met" if ok else "**not met**")
+    return name, measured, verdict
+
+
+def targets(results: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(target, what was measured, met / not met / n/a) for each target of the issue."""
+    checks = []
+    send = results.get("send", [])
+    for version in ("0.3", "1.0"):
+        accord = _find(send, server="accord (task)", version=version, connections=50)
+        peer = _find(send, server="a2a-sdk (task)", version=version, connections=50)
+        floor = _find(send, server="floor (bare ASGI)", version=version, connections=50)
+        served = bool(accord and accord.get("status", "ok") == "ok" and peer and floor)
+        label = f"Task-mode `message/send` ({version}, 50 conn)"
+        if not served:
+            why = accord["status"] if accord else "not run"
+            checks += [_check(f"{label} ≥ 15x a2a-sdk, ≥ 30% of floor, p99 ≤ 10 ms", None, why)]
+            continue
+        assert accord and peer and floor
+        vs_peer, vs_floor = accord["rps"] / peer["rps"], accord["rps"] / floor["rps"]
+        checks += [
+            _check(f"{label} ≥ 15x a2a-sdk", vs_peer >= 15, f"{vs_peer:.1f}x"),
+            _check(f"{label} ≥ 30% of floor", vs_floor >= 0.30, f"{vs_floor:.0%}"),
+            _check(f"{label} p99 ≤ 10 ms", accord["p99_ms"] <= 10, f"{accord['p99_ms']:.1f} ms"),
+        ]
+    streaming = results.get("streaming", [])
+    for subscribers in (1, 10):
+        small = _find(streaming, server="accord", subscribers=subscribers, chunks=100)
+        large = _find(streaming, server="accord", subscribers=subscribers, chunks=10000)
+        name = f"streaming per-event cost, {subscribers} subscriber(s): 10,000 ≤ 1.5x 100 chunks"
+        if not (small and large and "cpu_us_per_event" in small and "cpu_us_per_event" in large):
+            checks.append(_check(name, None, "not measured"))
+            continue
+        growth = large["cpu_us_per_event"] / small["cpu_us_per_event"]
+        checks.append(_check(name, growth <= 1.5, f"{growth:.2f}x"))
+    idle = _find(results.get("memory", []), server="accord", streams=10000)
+    name = "10,000 idle SSE streams ≤ 1 GiB RSS"
+    if idle and "rss_mib" in idle:
+        checks.append(_check(name, idle["rss_mib"] <= 1024, f"{idle['rss_mib']:,.0f} MiB"))
+    else:
+        checks.append(_check(name, None, idle["status"] if idle else "not measured"))
+    for store, floor_rate in (("sqlite", 1000), ("postgresql", 1500)):
+        row = _find(results.get("store", []), store=store)
+        name = f"{store} store ≥ {floor_rate:,} completed tasks/s"
+        if row and "tasks_per_s" in row:
+            rate = row["tasks_per_s"]
+            checks.append(_check(name, rate >= floor_rate, f"{rate:,.0f}/s"))
+        else:
+            checks.append(_check(name, None, row["status"] if row else "not measured"))
+    return checks
+
+
+def render(results: dict[str, Any]) -> str:
+    """The generated part of docs/benchmarks.md."""
+    machine = results["machine"]
+    before, after = results.get("load", ("?", "?"))
+    lines = [
+        f"Run of {results['date']} ({results.get('seconds', '?')} s) on {machine['cpu']}, "
+        f"{machine['cores']} cores, {machine['memory']}, {machine['os']}; Python "
+        f"{machine['python']}; {machine['versions']}; accord at `{machine['commit']}`. "
+        f"Load average {before} before the run, {after} after: anything else running on the "
+        "machine shares its two cores and shows up as noise.",
+        "",
+        results_table(results),
+        "",
+        f"Targets ({TARGETS_NOTE}):",
+        "",
+        "| target | measured | verdict |",
+        "| --- | ---: | --- |",
+        *(f"| {n} | {m} | {v} |" for n, m, v in targets(results)),
+        "",
+        "![benchmark chart](benchmarks.png)",
+    ]
+    return "\n".join(lines)
+
+
+def write_doc(path: Path, generated: str) -> None:
+    """Replace the generated part of `path` (between the markers), keeping the prose around it."""
+    text = path.read_text() if path.exists() else f"# Benchmarks\n\n{BEGIN}\n{END}\n"
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    path.write_text(f"{head}{BEGIN}\n{generated}\n{END}{tail}")

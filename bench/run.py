@@ -1,0 +1,239 @@
+"""`make bench`: accord, the official a2a-sdk and a bare-ASGI floor, side by side on pinned cores.
+
+Every measurement gets a fresh server pinned to CPU 0; wrk and the Python clients run on CPU 1.
+Writes bench/results/latest.json, the generated part of docs/benchmarks.md and docs/benchmarks.png.
+`--quick` runs short, smaller cases as a smoke test and leaves the docs alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from common import (
+    ACCORD_CHUNKS,
+    ACCORD_MESSAGE,
+    ACCORD_TASK,
+    ACCORD_TASK_SQLITE,
+    BENCH,
+    CARD_PATH,
+    FLOOR,
+    LOAD_CPU,
+    PEER_CHUNKS,
+    PEER_MESSAGE,
+    PEER_PYTHON,
+    PEER_TASK,
+    PROJECT_PYTHON,
+    ROOT,
+    SERVER_CPU,
+    VERSIONS,
+    ServerSpec,
+    accord_has_store_option,
+    pin_load,
+    probe,
+    raise_fd_limit,
+    send_body,
+    serve,
+)
+from load import wrk
+from report import render, results_table, targets, write_doc
+from streams import idle_streams, stream_chunks
+
+RESULTS = BENCH / "results" / "latest.json"
+DOC = ROOT / "docs" / "benchmarks.md"
+CHART = ROOT / "docs" / "benchmarks.png"
+CONNECTIONS = (1, 50)
+CASE_TIMEOUT = 180.0  # seconds for one streaming or memory case before it is reported as such
+
+
+class Settings:
+    """Durations and sizes; `quick` shrinks them for a smoke test of the harness."""
+
+    def __init__(self, quick: bool) -> None:
+        self.quick = quick
+        self.warmup = 1 if quick else 2
+        self.seconds = {1: 1, 50: 1} if quick else {1: 5, 50: 8}
+        self.chunks = (100, 1000) if quick else (100, 1000, 10000)
+        self.streams = (1000,) if quick else (1000, 10000)
+        self.store_seconds = 1.0 if quick else 5.0
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _load(
+    spec: ServerSpec, s: Settings, *, conns: int, body: bytes, path: str, version: str
+) -> Any:
+    """Warm a fresh server up, then measure it with wrk."""
+    with serve(spec) as server:
+        if body and (why := probe(server.port, version)):
+            return {"status": why}
+        wrk(server.port, connections=50, seconds=s.warmup, body=body, path=path, version=version)
+        result = wrk(
+            server.port, connections=conns, seconds=s.seconds[conns], body=body, path=path,
+            version=version,
+        )  # fmt: skip
+        return {"status": "ok", **vars(result)}
+
+
+def _send_row(spec: ServerSpec, s: Settings, version: str, conns: int) -> dict[str, Any]:
+    result = _load(spec, s, conns=conns, body=send_body(version), path="/", version=version)
+    log(f"send  {spec.name:18} {version} c{conns:<3} {result}")
+    return {"server": spec.name, "version": version, "connections": conns, **result}
+
+
+def bench_send(s: Settings) -> list[dict[str, Any]]:
+    """Each setting on every server back to back, so drifting machine load skews ratios less."""
+    rows = []
+    for version in VERSIONS:
+        for conns in CONNECTIONS:
+            for spec in (ACCORD_TASK, PEER_TASK, FLOOR, ACCORD_MESSAGE, PEER_MESSAGE):
+                rows.append(_send_row(spec, s, version, conns))
+        if accord_has_store_option():  # accord serve's default store, at 50 connections only
+            rows.append(_send_row(ACCORD_TASK_SQLITE, s, version, 50))
+    return rows
+
+
+def bench_card(s: Settings) -> list[dict[str, Any]]:
+    rows = []
+    for conns in CONNECTIONS:
+        for spec in (ACCORD_TASK, PEER_TASK, FLOOR):
+            result = _load(spec, s, conns=conns, body=b"", path=CARD_PATH, version="0.3")
+            rows.append({"server": spec.name, "connections": conns, **result})
+            log(f"card  {spec.name:18} c{conns:<3} {result}")
+    return rows
+
+
+def _guarded(measure: Any) -> dict[str, Any]:
+    """Run one streaming or memory case; a timeout or failure becomes its row's status."""
+    try:
+        return {"status": "ok", **measure()}
+    except TimeoutError:
+        return {"status": f"timeout (> {CASE_TIMEOUT:.0f} s)"}
+    except Exception as exc:
+        return {"status": f"error: {type(exc).__name__}: {exc}"}
+
+
+def bench_streaming(s: Settings) -> list[dict[str, Any]]:
+    rows = []
+    for spec in (ACCORD_CHUNKS, PEER_CHUNKS):
+        with serve(spec) as server:
+            stream_chunks(server, 100, 1, 5, CASE_TIMEOUT)  # warm-up
+            for subscribers in (1, 10):
+                for chunks in s.chunks:
+                    # Enough repetitions that the server spends well over a CPU-clock tick.
+                    reps = max(1, (3000 if subscribers == 1 else 1000) // chunks)
+
+                    def measure(c: int = chunks, n: int = subscribers, r: int = reps) -> Any:
+                        return vars(stream_chunks(server, c, n, r, CASE_TIMEOUT))
+
+                    row = {"server": spec.name, "subscribers": subscribers, "chunks": chunks}
+                    rows.append({**row, **_guarded(measure)})
+                    log(f"sse   {rows[-1]}")
+    return rows
+
+
+def bench_memory(s: Settings) -> list[dict[str, Any]]:
+    rows = []
+    for spec in (ACCORD_CHUNKS, PEER_CHUNKS):
+        for count in s.streams:
+            with serve(spec) as server:
+                stream_chunks(server, 10, 1, 5, CASE_TIMEOUT)  # warm-up
+
+                def measure(server: Any = server, count: int = count) -> Any:
+                    result = idle_streams(server, count, CASE_TIMEOUT)
+                    return {**vars(result), "kib_per_stream": result.kib_per_stream}
+
+                rows.append({"server": spec.name, "streams": count, **_guarded(measure)})
+                log(f"mem   {rows[-1]}")
+    return rows
+
+
+def bench_store(s: Settings) -> list[dict[str, Any]]:
+    rows = []
+    for store in ("memory", "sqlite", "postgresql"):
+        command = ["taskset", "-c", str(SERVER_CPU), str(PROJECT_PYTHON)]
+        command += [str(BENCH / "store_bench.py"), store, str(s.store_seconds)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        lines = done.stdout.strip().splitlines()
+        result = json.loads(lines[-1]) if lines else {"status": f"error: {done.stderr[-300:]}"}
+        rows.append({"store": store, **result})
+        log(f"store {rows[-1]}")
+    return rows
+
+
+def _output(command: list[str]) -> str:
+    return subprocess.run(command, capture_output=True, text=True, check=False).stdout.strip()
+
+
+def _versions(python: str, names: list[str]) -> str:
+    code = "import importlib.metadata as m, sys; print(', '.join(n + ' ' + m.version(n) for n in sys.argv[1:]))"  # noqa: E501
+    return _output([python, "-c", code, *names])
+
+
+def machine() -> dict[str, str]:
+    meminfo = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+    cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
+    cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if "model name" in line), "?")
+    os_name = _output(["sh", "-c", ". /etc/os-release && echo $PRETTY_NAME"])
+    dirty = (
+        "+uncommitted" if _output(["git", "-C", str(ROOT), "status", "--porcelain", "src"]) else ""
+    )
+    project = _versions(str(PROJECT_PYTHON), ["uvicorn", "starlette", "pydantic"])
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "memory": f"{int(meminfo['MemTotal'].split()[0]) / 2**20:.0f} GiB",
+        "os": f"{os_name}, Linux {platform.release()}",
+        "python": platform.python_version(),
+        "versions": f"{project}; peer: {_versions(str(PEER_PYTHON), ['a2a-sdk', 'uvicorn'])}; "
+        + _output(["sh", "-c", "wrk --version 2>&1 | head -1 | cut -d' ' -f1-2"]),
+        "commit": _output(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]) + dirty,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short smoke test; docs untouched")
+    settings = Settings(parser.parse_args().quick)
+    raise_fd_limit()
+    results: dict[str, Any] = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M %Z")}
+    load_before = os.getloadavg()[0]
+    pin_load()
+    started = time.monotonic()
+    for name, bench in (
+        ("send", bench_send),
+        ("card", bench_card),
+        ("streaming", bench_streaming),
+        ("memory", bench_memory),
+        ("store", bench_store),
+    ):
+        results[name] = bench(settings)
+    results["seconds"] = round(time.monotonic() - started)
+    results["load"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=1))
+    print(results_table(results))
+    print()
+    for name, measured, verdict in targets(results):
+        print(f"{verdict:>12}  {name}: {measured}")
+    print(f"\n{results['seconds']} s; server on CPU {SERVER_CPU}, load on CPU {LOAD_CPU}")
+    if settings.quick:
+        return
+    write_doc(DOC, render(results))
+    subprocess.run(
+        [str(PEER_PYTHON), str(BENCH / "chart.py"), str(RESULTS), str(CHART)], check=True
+    )
+    print(f"wrote {DOC.relative_to(ROOT)} and {CHART.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
