@@ -168,11 +168,17 @@ class RpcClient:
 
     @asynccontextmanager
     async def stream(
-        self, method: str, params: Any, *, request_id: Any = 1
+        self,
+        method: str,
+        params: Any,
+        *,
+        request_id: Any = 1,
+        headers: dict[str, str] | None = None,
     ) -> AsyncIterator[SseStream]:
-        """Open a streaming call; it must answer with an SSE stream."""
+        """Open a streaming call (with extra `headers`); it must answer with an SSE stream."""
         body = json.dumps(request(method, params, request_id))
-        async with self.http.stream("POST", "/", content=body, headers=JSON_HEADERS) as response:
+        headers = {**JSON_HEADERS, **(headers or {})}
+        async with self.http.stream("POST", "/", content=body, headers=headers) as response:
             assert response.status_code == 200
             if not response.headers["content-type"].startswith("text/event-stream"):
                 await response.aread()

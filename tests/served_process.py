@@ -8,9 +8,9 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -34,24 +34,74 @@ def accord_command(*args: str) -> list[str]:
 
 @dataclass
 class ServedProcess:
-    """A running `accord serve`: its base URL and its process."""
+    """A running `accord serve`: its base URL, its process and what it wrote to stderr.
+
+    Once the server listens, a thread keeps reading its stderr (into `stderr`), so a
+    talkative server never blocks on a full pipe.
+    """
 
     url: str
     process: subprocess.Popen[str]
     stderr: list[str]
+    _reader: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def output(self) -> str:
+        """Everything the server wrote to stderr so far."""
+        return "".join(self.stderr)
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> int:
         """Send `sig` (SIGTERM: shut down cleanly; SIGKILL: die at once) and wait for the exit."""
         if self.process.poll() is None:
             self.process.send_signal(sig)
-        _, rest = self.process.communicate(timeout=SAFETY_TIMEOUT)
-        self.stderr.append(rest)
+        return self.wait_exit()
+
+    def kill(self) -> int:
+        """Die the way a crash does: SIGKILL, nothing cleaned up."""
+        return self.stop(signal.SIGKILL)
+
+    def wait_exit(self) -> int:
+        """Wait for the process to end (and its stderr to be read to the end); its exit code."""
+        try:
+            self.process.wait(timeout=SAFETY_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"accord serve did not exit within {SAFETY_TIMEOUT} s:\n{self.output}")
+        stderr = self.process.stderr
+        assert stderr is not None
+        if self._reader is not None:
+            self._reader.join(timeout=SAFETY_TIMEOUT)
+        elif not stderr.closed:
+            self.stderr.append(stderr.read())
+        stderr.close()
         return self.process.returncode
 
+    def _wait_until_listening(self) -> None:
+        """Read stderr until uvicorn says it listens, then keep reading it in a thread."""
+        watchdog = threading.Timer(SAFETY_TIMEOUT, self.process.kill)  # only guards a hang
+        watchdog.start()
+        try:
+            assert self.process.stderr is not None
+            for line in self.process.stderr:
+                self.stderr.append(line)
+                if "Uvicorn running on" in line:
+                    break
+            else:
+                pytest.fail("accord serve did not start:\n" + self.output)
+        finally:
+            watchdog.cancel()
+        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._reader.start()
+        assert httpx.get(self.url + "/.well-known/agent-card.json").status_code == 200
 
-@contextmanager
-def accord_serve(*args: str, cwd: Path | None = None) -> Iterator[ServedProcess]:
-    """`accord serve ARGS --port P` until the block ends; agents may live in the tests folder."""
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr.append(line)
+
+
+def _launch(args: Sequence[str], cwd: Path | None) -> ServedProcess:
     port = free_port()
     env = {
         **os.environ,
@@ -65,20 +115,35 @@ def accord_serve(*args: str, cwd: Path | None = None) -> Iterator[ServedProcess]
         cwd=cwd,
         env=env,
     )
-    watchdog = threading.Timer(SAFETY_TIMEOUT, process.kill)  # only guards against a hang
-    watchdog.start()
-    served = ServedProcess(f"http://127.0.0.1:{port}", process, [])
+    return ServedProcess(f"http://127.0.0.1:{port}", process, [])
+
+
+@contextmanager
+def accord_servers(
+    *commands: Sequence[str], cwd: Path | None = None
+) -> Iterator[list[ServedProcess]]:
+    """One `accord serve ARGS --port P` per ARGS in `commands`, started and stopped together.
+
+    Each gets a free port; agents may live in the tests folder. The servers listen and
+    their cards answer when the block starts; those still running get SIGTERM when it ends.
+    """
+    servers: list[ServedProcess] = []
     try:
-        assert process.stderr is not None
-        for line in process.stderr:  # uvicorn says when it listens
-            served.stderr.append(line)
-            if "Uvicorn running on" in line:
-                break
-        else:
-            pytest.fail("accord serve did not start:\n" + "".join(served.stderr))
-        watchdog.cancel()
-        assert httpx.get(served.url + "/.well-known/agent-card.json").status_code == 200
-        yield served
+        for args in commands:
+            servers.append(_launch(args, cwd))
+        for served in servers:
+            served._wait_until_listening()
+        yield servers
     finally:
-        watchdog.cancel()
-        served.stop()
+        for served in servers:
+            if served.process.poll() is None:
+                served.process.send_signal(signal.SIGTERM)
+        for served in servers:
+            served.wait_exit()
+
+
+@contextmanager
+def accord_serve(*args: str, cwd: Path | None = None) -> Iterator[ServedProcess]:
+    """`accord serve ARGS` on a free port until the block ends (see `accord_servers`)."""
+    with accord_servers(args, cwd=cwd) as (served,):
+        yield served

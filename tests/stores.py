@@ -2,7 +2,8 @@
 
 Test modules import the fixtures `backend`, `sql_backend` and `store` from here (as
 `backend_fixture`, ...: the name a test asks for stays free for its parameter). PostgreSQL
-comes from ACCORD_TEST_PG_URL; each test gets a schema of its own, dropped afterwards. When
+comes from ACCORD_TEST_PG_URL; each test gets a schema of its own, dropped afterwards
+(`pg_schema_url` names one for a server process). When
 PostgreSQL is not reachable its tests skip, or fail under ACCORD_REQUIRE_SERVICES=1.
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import make_url, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -66,7 +67,7 @@ class Backend:
 async def open_backend(name: str, tmp_path: Path) -> AsyncIterator[Backend]:
     """A backend with no data in it yet, cleaned up afterwards."""
     if name == "postgresql":
-        async with _fresh_pg_schema() as schema:
+        async with fresh_pg_schema() as schema:
             settings = {"search_path": schema}
             backend = Backend(name, PG_URL, connect_args={"server_settings": settings})
             try:
@@ -82,7 +83,8 @@ async def open_backend(name: str, tmp_path: Path) -> AsyncIterator[Backend]:
 
 
 @asynccontextmanager
-async def _fresh_pg_schema() -> AsyncIterator[str]:
+async def fresh_pg_schema() -> AsyncIterator[str]:
+    """A new, empty PostgreSQL schema, dropped with all it holds afterwards."""
     admin = create_sql_engine(PG_URL)
     schema = f"accord_test_{new_id().replace('-', '')}"
     try:
@@ -97,6 +99,12 @@ async def _fresh_pg_schema() -> AsyncIterator[str]:
         async with admin.begin() as connection:
             await connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         await admin.dispose()
+
+
+def pg_schema_url(schema: str) -> str:
+    """The test database's URL with `schema` as the one to use, as `accord serve` takes it."""
+    url = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+    return url.render_as_string(hide_password=False)
 
 
 @pytest.fixture(name="backend", params=BACKENDS)

@@ -449,6 +449,56 @@ async def test_non_blocking_send_returns_at_once_and_resubscribe_follows() -> No
     assert chunks == [[TextPart(text="chunk 0")]]
 
 
+async def test_a_stream_resumes_after_its_last_event_id() -> None:
+    executor = GatedStreamer(chunks=3)
+    log = RequestLog()
+    with serve_app(accord.Agent(executor, name="Gated").app()) as url:
+        async with (
+            httpx.AsyncClient(event_hooks={"request": [log.on_request]}) as http,
+            Client(url, http_client=http) as client,
+        ):
+            async with client.stream("go") as events:
+                assert events.last_event_id is None
+                task = await anext(events)
+                ids = [events.last_event_id]
+                await anext(events)  # working
+                ids.append(events.last_event_id)
+                executor.steps[0].open()
+                await anext(events)  # chunk 0
+                ids.append(events.last_event_id)
+            broke_off_at = events.last_event_id
+            executor.release_all()
+            await executor.finished.wait()  # what follows is only in the server's log now
+
+            async with client.resubscribe(task.id, last_event_id=broke_off_at) as resumed:
+                rest = []
+                async for event in resumed:
+                    rest.append(event)
+                    ids.append(resumed.last_event_id)
+
+    assert isinstance(task, Task)
+    assert log.requests[-1].headers["Last-Event-ID"] == str(broke_off_at)
+    assert "Last-Event-ID" not in log.requests[-2].headers
+    assert ids == list(range(ids[0], ids[0] + 6))  # one id per event, none skipped or repeated
+    assert [type(event) for event in rest] == [
+        TaskArtifactUpdateEvent,
+        TaskArtifactUpdateEvent,
+        TaskStatusUpdateEvent,
+    ]
+    chunks = [e.artifact.parts for e in rest if isinstance(e, TaskArtifactUpdateEvent)]
+    assert chunks == [[TextPart(text="chunk 1")], [TextPart(text="chunk 2")]]
+    assert isinstance(rest[-1], TaskStatusUpdateEvent)
+    assert rest[-1].status.state is TaskState.COMPLETED
+
+
+async def test_a_reply_message_has_no_event_id(message_url: str) -> None:
+    async with Client(message_url) as client, client.stream("no id") as events:
+        replies = [event async for event in events]
+
+    assert [type(reply) for reply in replies] == [Message]
+    assert events.last_event_id is None
+
+
 async def test_cancel_task_cancels_a_running_task() -> None:
     executor = NeverFinishes()
     with serve_app(accord.Agent(executor, name="Busy").app()) as url:
@@ -634,6 +684,29 @@ def test_sync_resubscribe_and_cancel() -> None:
     assert canceled.status.state is TaskState.CANCELED
     assert isinstance(rest[-1], TaskStatusUpdateEvent)
     assert rest[-1].status.state is TaskState.CANCELED and rest[-1].final
+
+
+def test_sync_stream_resumes_after_its_last_event_id() -> None:
+    executor = GatedStreamer(chunks=2)
+    with (
+        serve_app(accord.Agent(executor, name="Gated").app()) as url,
+        SyncClient(url) as client,
+    ):
+        with client.stream("go") as events:
+            task = next(events)
+            first_id = events.last_event_id
+            next(events)  # working
+            broke_off_at = events.last_event_id
+        executor.release_all()
+        resumed = client.resubscribe(task.id, last_event_id=broke_off_at)
+        rest = list(resumed)
+
+    assert isinstance(task, Task)
+    assert first_id is not None and broke_off_at == first_id + 1
+    assert [event.kind for event in rest] == ["artifact-update", "artifact-update", "status-update"]
+    assert resumed.last_event_id == broke_off_at + len(rest)
+    assert isinstance(rest[-1], TaskStatusUpdateEvent)
+    assert rest[-1].status.state is TaskState.COMPLETED
 
 
 def test_sync_client_reports_connection_errors() -> None:

@@ -145,7 +145,7 @@ BAD_REQUESTS: dict[str, tuple[bytes, int, Any]] = {
     "missing method": (json.dumps(without("method")).encode(), -32600, 7),
     "method not a string": (json.dumps({**REQUEST, "method": 5}).encode(), -32600, 7),
     "unknown method": (json.dumps({**REQUEST, "method": "tasks/foo"}).encode(), -32601, 7),
-    "legacy method": (json.dumps({**REQUEST, "method": "tasks/send"}).encode(), -32601, 7),
+    "0.1 method, no message": (json.dumps({**REQUEST, "method": "tasks/send"}).encode(), -32602, 7),
     "params a list": (json.dumps({**REQUEST, "params": ["x"]}).encode(), -32602, 7),
     "params a string": (json.dumps({**REQUEST, "params": "x"}).encode(), -32602, 7),
     "params missing": (json.dumps(without("params")).encode(), -32602, 7),

@@ -375,9 +375,6 @@ async def test_extended_card_is_returned_when_configured() -> None:
     assert [s["id"] for s in card["skills"]] == ["audit"]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the 1.0 AgentCard shape (supportedInterfaces, ...) is another work item"
-)
 async def test_extended_card_is_a_1_0_agent_card() -> None:
     async with live_v1(agent_of(echo.agent.executor, extended_card=EXTENDED)) as rpc:
         assert_valid_v1("AgentCard", await rpc.result("GetExtendedAgentCard"))

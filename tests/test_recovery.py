@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from redis.asyncio import Redis
 
 from accord import AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import EventSink
 from accord.errors import UnsupportedOperation
-from accord.runtime import EventBus, InProcessEventBus, TaskRuntime
+from accord.runtime import InProcessEventBus, TaskRuntime
 from accord.runtime.push import PushSender
 from accord.runtime.redis_bus import RedisEventBus
 from accord.store import InMemoryTaskStore, TaskStore
@@ -183,17 +184,25 @@ async def test_a_single_node_restart_recovers_what_was_running(store: InMemoryTa
         await second.close()
 
 
-async def redis_bus() -> EventBus:
-    return RedisEventBus(await redis_url(), stream=f"accord:test:{new_id()}")
+RedisBuses = Callable[[], RedisEventBus]
 
 
-async def test_replicas_see_each_others_events_over_redis(store: InMemoryTaskStore) -> None:
+@pytest.fixture
+async def redis_buses() -> AsyncIterator[RedisBuses]:
+    """Makes buses of replicas sharing one fresh Redis stream, deleted after the test."""
+    url, stream = await redis_url(), f"accord:test:{new_id()}"
+    yield lambda: RedisEventBus(url, stream=stream)
+    client = Redis.from_url(url)
+    await client.delete(stream)
+    await client.aclose()
+
+
+async def test_replicas_see_each_others_events_over_redis(
+    store: InMemoryTaskStore, redis_buses: RedisBuses
+) -> None:
     agent = GatedStreamer(chunks=2)
-    a = await opened(TaskRuntime(agent, store, await redis_bus()))
-    b_bus = await redis_bus()
-    assert isinstance(b_bus, RedisEventBus)
-    b_bus.stream = a.bus.stream  # type: ignore[attr-defined]
-    b = await opened(TaskRuntime(agent, store, b_bus))
+    a = await opened(TaskRuntime(agent, store, redis_buses()))
+    b = await opened(TaskRuntime(agent, store, redis_buses()))
     try:
         execution = await a.start(send_params())
         execution.close()
@@ -215,13 +224,11 @@ async def test_replicas_see_each_others_events_over_redis(store: InMemoryTaskSto
 
 
 async def test_cancel_on_one_replica_stops_the_agent_on_another(
-    store: InMemoryTaskStore,
+    store: InMemoryTaskStore, redis_buses: RedisBuses
 ) -> None:
     agent = NeverFinishes()
-    shared = f"accord:test:{new_id()}"
-    url = await redis_url()
-    a = await opened(TaskRuntime(agent, store, RedisEventBus(url, stream=shared)))
-    b = await opened(TaskRuntime(NeverFinishes(), store, RedisEventBus(url, stream=shared)))
+    a = await opened(TaskRuntime(agent, store, redis_buses()))
+    b = await opened(TaskRuntime(NeverFinishes(), store, redis_buses()))
     try:
         execution = await a.start(send_params())
         execution.close()
@@ -236,19 +243,13 @@ async def test_cancel_on_one_replica_stops_the_agent_on_another(
 
 
 async def test_push_notifications_go_out_once_not_once_per_replica(
-    store: InMemoryTaskStore,
+    store: InMemoryTaskStore, redis_buses: RedisBuses
 ) -> None:
     hook = Webhook()
-    shared = f"accord:test:{new_id()}"
-    url = await redis_url()
     agent = GatedStreamer(chunks=1)
     with receiving(hook) as webhook_url:
-        a = await opened(
-            TaskRuntime(agent, store, RedisEventBus(url, stream=shared), push=PushSender())
-        )
-        b = await opened(
-            TaskRuntime(agent, store, RedisEventBus(url, stream=shared), push=PushSender())
-        )
+        a = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender()))
+        b = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender()))
         try:
             params = send_params()
             params.configuration = MessageSendConfiguration(
@@ -269,3 +270,16 @@ async def test_push_notifications_go_out_once_not_once_per_replica(
             await a.close()
             await b.close()
     assert hook.states() == ["submitted", "working", "completed"]
+
+
+async def test_the_redis_bus_closes_without_cancelling_a_blocked_read(
+    redis_buses: RedisBuses,
+) -> None:
+    bus = redis_buses()
+    await bus.start()
+    reader = bus._reader
+    assert reader is not None
+
+    await bus.close()
+
+    assert reader.done() and not reader.cancelled()  # it saw the flag and returned

@@ -13,7 +13,13 @@ from accord.store.sql import SchemaVersionError, SqlTaskStore, sql_url, upgrade
 from accord.store.sql.migrations import BASELINE_VERSION, Migration, UpgradeResult
 from accord.store.sql.schema import metadata, tasks
 from accord.types import Task, TaskState, TaskStatus
-from stores import Backend, sql_backend_fixture  # noqa: F401 - fixtures
+from services import PG_URL
+from stores import (  # noqa: F401 - fixtures
+    Backend,
+    fresh_pg_schema,
+    pg_schema_url,
+    sql_backend_fixture,
+)
 
 
 def add_note_column(connection: Connection) -> None:
@@ -53,6 +59,8 @@ def test_store_urls_select_the_async_drivers(url: str, expected: str) -> None:
         ("mysql://u@db/accord", "unsupported database URL"),
         ("postgresql+psycopg://u@db/accord", "unsupported database URL"),
         ("not a url", "is not a database URL"),
+        ("postgresql://u@db/accord?options=-X", "unsupported PostgreSQL options"),
+        ("postgresql://u@db/accord?options=-csearch_path%3Da+-d", "unsupported PostgreSQL options"),
     ],
 )
 def test_other_urls_are_refused_with_a_reason(url: str, reason: str) -> None:
@@ -68,6 +76,30 @@ async def test_open_store_picks_the_backend_and_makes_the_sqlite_folder(tmp_path
         assert (tmp_path / "new" / "folder").is_dir()
     finally:
         await store.close()
+
+
+async def test_a_postgresql_url_can_name_the_schema_to_use() -> None:
+    async with fresh_pg_schema() as schema:
+        options = f"?options=-c%20search_path%3D{schema}%20--application_name%3Daccord-test"
+        store = open_store(pg_schema_url(schema))
+        spelled_out = open_store(PG_URL + options)
+        assert isinstance(store, SqlTaskStore) and isinstance(spelled_out, SqlTaskStore)
+        try:
+            await store.open()  # creates its tables in the schema
+            async with spelled_out.engine.connect() as connection:
+                in_schema = await connection.scalar(
+                    text("SELECT count(*) FROM information_schema.tables WHERE table_schema = :s"),
+                    {"s": schema},
+                )
+                settings = await connection.execute(
+                    text("SELECT current_schema(), current_setting('application_name')")
+                )
+                assert settings.one() == (schema, "accord-test")
+        finally:
+            await store.close()
+            await spelled_out.close()
+
+    assert in_schema
 
 
 # --- migrations -----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from accord.samples import echo
 from rpc import JSON_HEADERS, Json, RpcClient, connect, request, send_params, served
 from rpc_v1_0 import error_info, message_v1, send_v1
 
-V0_3, V1_0 = ProtocolVersion.V0_3, ProtocolVersion.V1_0
+V0_1, V0_3, V1_0 = ProtocolVersion.V0_1, ProtocolVersion.V0_3, ProtocolVersion.V1_0
 
 
 # --- parsing, without a server ---------------------------------------------------------------
@@ -32,6 +32,7 @@ V0_3, V1_0 = ProtocolVersion.V0_3, ProtocolVersion.V1_0
         ("0.3.0", V0_3),
         ("0.2", V0_3),
         ("0.2.5", V0_3),
+        ("0.1", V0_1),
         ("", V0_3),
         ("  ", V0_3),
     ],
@@ -42,7 +43,7 @@ def test_supported_versions_ignore_the_patch_number(value: str, version: Protoco
 
 @pytest.mark.parametrize(
     "value",
-    ["0.5", "0.1", "1.1", "2.0", "1", "v1.0", "latest", "1.0.0.0", "1.0-rc1", "\uff11.\uff10"],
+    ["0.5", "0.4", "1.1", "2.0", "1", "v1.0", "latest", "1.0.0.0", "1.0-rc1", "\uff11.\uff10"],
 )
 def test_other_versions_are_not_supported(value: str) -> None:
     with pytest.raises(VersionNotSupported) as caught:
@@ -191,7 +192,7 @@ async def test_errors_before_the_method_is_known_are_in_the_named_version(
 
 async def test_an_unknown_method_is_32601_whatever_the_version(rpc: RpcClient) -> None:
     for header in (None, "1.0", "0.3"):
-        response = await post(rpc, "tasks/send", {"id": "x"}, header=header)
+        response = await post(rpc, "tasks/frobnicate", {"id": "x"}, header=header)
         assert response.json()["error"]["code"] == -32601
 
 

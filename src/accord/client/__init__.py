@@ -2,7 +2,7 @@
 
 from accord.client.card_resolver import WELL_KNOWN_PATHS, card_urls, fetch_card, parse_card
 from accord.client.client import DEFAULT_TIMEOUT, Client
-from accord.client.event_stream import EventStream
+from accord.client.event_stream import EventStream, SyncEventStream
 from accord.client.sync_client import SyncClient
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "Client",
     "EventStream",
     "SyncClient",
+    "SyncEventStream",
     "card_urls",
     "fetch_card",
     "parse_card",

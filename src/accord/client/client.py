@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import aclosing
 from types import TracebackType
 from typing import TypeVar
@@ -11,7 +11,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from accord.client.card_resolver import fetch_card
-from accord.client.event_stream import EventStream
+from accord.client.event_stream import EventStream, IdentifiedEvents
 from accord.client.interfaces import jsonrpc_url
 from accord.client.messages import send_params, user_message
 from accord.client.transport import JsonRpcTransport
@@ -124,7 +124,8 @@ class Client:
         """Send a message and follow the answer (`message/stream`).
 
         Yields the Task (or a single Message), then its status and artifact updates, until
-        the server ends the stream (the task finished or waits for input).
+        the server ends the stream (the task finished or waits for input). Should the
+        connection break, `resubscribe` with the stream's `last_event_id` picks it up again.
         """
         message = user_message(
             content,
@@ -150,9 +151,14 @@ class Client:
         """Cancel a task that has not finished (`tasks/cancel`)."""
         return await self._call("tasks/cancel", TaskIdParams(id=task_id), _TASK)
 
-    def resubscribe(self, task_id: str) -> EventStream:
-        """Follow a running task again (`tasks/resubscribe`): the task, then each change."""
-        return EventStream(self._follow("tasks/resubscribe", TaskIdParams(id=task_id)))
+    def resubscribe(self, task_id: str, *, last_event_id: int | None = None) -> EventStream:
+        """Follow a running task again (`tasks/resubscribe`): the task, then each change.
+
+        To resume a stream that broke off, pass its `last_event_id`: the server then sends
+        the events that came after that one (each exactly once) instead of the task.
+        """
+        params = TaskIdParams(id=task_id)
+        return EventStream(self._follow("tasks/resubscribe", params, last_event_id))
 
     async def get_extended_card(self) -> AgentCard:
         """The card for authenticated clients (`agent/getAuthenticatedExtendedCard`)."""
@@ -180,11 +186,16 @@ class Client:
     async def _call(self, method: str, params: A2AModel | None, result: TypeAdapter[T]) -> T:
         return await self._transport.call(await self._endpoint(), method, params, result)
 
-    async def _follow(self, method: str, params: A2AModel) -> AsyncGenerator[StreamEvent, None]:
+    async def _follow(
+        self, method: str, params: A2AModel, last_event_id: int | None = None
+    ) -> IdentifiedEvents:
         url = await self._endpoint()
-        async with aclosing(self._transport.stream(url, method, params, _STREAM_EVENT)) as events:
-            async for event in events:
-                yield event
+        events = self._transport.stream(
+            url, method, params, _STREAM_EVENT, last_event_id=last_event_id
+        )
+        async with aclosing(events):
+            async for item in events:
+                yield item
 
     def __repr__(self) -> str:
         return f"Client(url={self.url!r})"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import queue
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from functools import partial, wraps
 from types import TracebackType
 from typing import Concatenate, ParamSpec, TypeVar
@@ -12,7 +12,7 @@ import httpx
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from accord.client.client import DEFAULT_TIMEOUT, Client
-from accord.client.event_stream import EventStream
+from accord.client.event_stream import EventStream, SyncEventStream
 from accord.types import AgentCard, StreamEvent
 
 P = ParamSpec("P")
@@ -34,12 +34,13 @@ def _blocking(
 
 def _iterating(
     method: Callable[Concatenate[Client, P], EventStream],
-) -> Callable[Concatenate[SyncClient, P], Iterator[StreamEvent]]:
+) -> Callable[Concatenate[SyncClient, P], SyncEventStream]:
     """A SyncClient method giving the events of the Client stream method as a plain iterator."""
 
     @wraps(method)
-    def call(self: SyncClient, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[StreamEvent]:
-        return self._iterate(getattr(self._client, method.__name__)(*args, **kwargs))
+    def call(self: SyncClient, /, *args: P.args, **kwargs: P.kwargs) -> SyncEventStream:
+        stream = getattr(self._client, method.__name__)(*args, **kwargs)
+        return SyncEventStream(self._iterate(stream))
 
     return call
 
@@ -47,7 +48,7 @@ def _iterating(
 class SyncClient:
     """The blocking client: the methods of `Client`, for code without an event loop.
 
-    Use as `with SyncClient(url) as client:`; streams are plain iterators.
+    Use as `with SyncClient(url) as client:`; streams are plain iterators (SyncEventStream).
     """
 
     def __init__(
@@ -101,21 +102,24 @@ class SyncClient:
     ) -> None:
         self.close()
 
-    def _iterate(self, stream: EventStream) -> Iterator[StreamEvent]:
+    def _iterate(
+        self, stream: EventStream
+    ) -> Generator[tuple[StreamEvent, int | None], None, None]:
         # The stream is consumed by a task on the loop thread and handed over through a queue;
         # leaving early cancels that task, whose `async with` closes the HTTP response.
-        events: queue.Queue[StreamEvent | None] = queue.Queue()  # None: the stream ended
+        # Each event travels with the stream's last event id as of that event.
+        events: queue.Queue[tuple[StreamEvent, int | None] | None] = queue.Queue()  # None: end
 
         async def pump() -> None:
             async with stream:
                 async for event in stream:
-                    events.put(event)
+                    events.put((event, stream.last_event_id))
 
         future = self._portal.start_task_soon(pump)
         future.add_done_callback(lambda _: events.put(None))
         try:
-            while (event := events.get()) is not None:
-                yield event
+            while (item := events.get()) is not None:
+                yield item
             future.result()
         finally:
             future.cancel()

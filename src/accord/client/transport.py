@@ -20,6 +20,7 @@ T = TypeVar("T")
 
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
+LAST_EVENT_ID = "Last-Event-ID"
 
 
 class JsonRpcTransport:
@@ -44,27 +45,40 @@ class JsonRpcTransport:
         return decode_response(_response_document(response, url), result, request_id)
 
     async def stream(
-        self, url: str, method: str, params: A2AModel | None, event: TypeAdapter[T]
-    ) -> AsyncGenerator[T, None]:
-        """Call a streaming `method` and yield each typed event until the server ends the stream.
+        self,
+        url: str,
+        method: str,
+        params: A2AModel | None,
+        event: TypeAdapter[T],
+        *,
+        last_event_id: int | None = None,
+    ) -> AsyncGenerator[tuple[T, int | None], None]:
+        """Call a streaming `method`; yield each typed event with the stream's last event id.
 
-        An error before the stream starts comes back as a plain JSON-RPC response and is raised.
+        The id is the last `id:` the server sent so far (None before any), the number to
+        resume from. `last_event_id` goes out as the `Last-Event-ID` header. An error before
+        the stream starts comes back as a plain JSON-RPC response and is raised.
         """
         request_id = next(self._ids)
+        headers = self._request_headers(accept=EVENT_STREAM)
+        if last_event_id is not None:
+            headers[LAST_EVENT_ID] = str(last_event_id)
         with http_errors("POST", url):
             async with self._http.stream(
                 "POST",
                 url,
                 content=encode_request(request_id, method, params),
-                headers=self._request_headers(accept=EVENT_STREAM),
+                headers=headers,
             ) as response:
                 if not _is_event_stream(response):
                     await response.aread()
-                    yield decode_response(_response_document(response, url), event, request_id)
+                    document = _response_document(response, url)
+                    yield decode_response(document, event, request_id), None
                     return
                 async for sse in EventSource(response).aiter_sse():
                     if sse.data:
-                        yield decode_response(_event_document(sse.data, url), event, request_id)
+                        document = _event_document(sse.data, url)
+                        yield decode_response(document, event, request_id), _event_id(sse.id)
 
     def _request_headers(self, *, accept: str) -> dict[str, str]:
         return {**self._headers, "Content-Type": JSON, "Accept": accept}
@@ -89,6 +103,11 @@ def _response_document(response: httpx.Response, url: str) -> Any:
             status_code=response.status_code,
         )
     raise A2AClientError(f"POST {url} answered with a body that is not a JSON-RPC response")
+
+
+def _event_id(value: str) -> int | None:
+    """An SSE last event id as accord servers send it (a sequence number); None otherwise."""
+    return int(value) if value.isdigit() else None
 
 
 def _event_document(data: str, url: str) -> Any:

@@ -6,12 +6,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from pydantic_core import to_json
+
 from accord.codecs.base import JsonRpcCodec, Method, no_params, params_object, validate
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import A2AError
 from accord.runtime.records import EventRecord
 from accord.types import (
     A2AModel,
+    AgentCard,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
     ListTaskPushNotificationConfigParams,
@@ -38,6 +41,21 @@ def _result(result: Any) -> bytes:
 
 def _record(record: EventRecord) -> bytes:
     return record.payload
+
+
+_ADDED_IN_1_0: dict[str, Any] = {
+    "supported_interfaces": True,
+    "additional_interfaces": {"__all__": {"protocol_version", "tenant"}},
+}
+
+
+def agent_card(card: AgentCard) -> dict[str, Any]:
+    """The card as 0.2 and 0.3 spell it: its canonical JSON without what 1.0 added."""
+    return card.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=_ADDED_IN_1_0)
+
+
+def _card_result(card: AgentCard) -> bytes:
+    return to_json(agent_card(card))
 
 
 class V03Codec(JsonRpcCodec):
@@ -67,7 +85,7 @@ class V03Codec(JsonRpcCodec):
             lambda s: s.delete_push_config, _params(DeleteTaskPushNotificationConfigParams), _result
         ),
         "agent/getAuthenticatedExtendedCard": Method(
-            lambda s: s.get_extended_card, no_params, _result
+            lambda s: s.get_extended_card, no_params, _card_result
         ),
     }
 

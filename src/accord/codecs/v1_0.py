@@ -24,6 +24,7 @@ from accord.store.query import (
 from accord.types import (
     A2AModel,
     AgentCard,
+    AgentInterface,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
     ListTaskPushNotificationConfigParams,
@@ -117,7 +118,8 @@ class Shape:
 
     `kind` is its 0.3 discriminator (1.0 has none); `enums` are members holding an enum;
     `one` and `many` are members holding one, or a list of, nested messages; `only_v0_3`
-    are 0.3 members 1.0 does not have. Every other member is the same in both.
+    are 0.3 members 1.0 does not have; `renamed` maps a 0.3 member to its ProtoJSON name
+    where they differ (the 0.3 proto, see codecs.rest_v0_3). Every other member is the same.
     """
 
     def __init__(
@@ -128,12 +130,14 @@ class Shape:
         one: Mapping[str, Converter] | None = None,
         many: Mapping[str, Converter] | None = None,
         only_v0_3: Sequence[str] = (),
+        renamed: Mapping[str, str] | None = None,
     ) -> None:
         self.kind = kind
         self.enums = enums or {}
         self.one = one or {}
         self.many = many or {}
         self.only_v0_3 = frozenset(("kind", *only_v0_3))
+        self.renamed = dict(renamed or {})
 
     def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
         out = {k: v for k, v in obj.items() if k not in self.only_v0_3}
@@ -146,26 +150,38 @@ class Shape:
         for name, child in self.many.items():
             if name in out:
                 out[name] = [child.to_v1(item) for item in out[name]]
+        for name, wire in self.renamed.items():
+            if name in out:
+                out[wire] = out.pop(name)
         return out
 
     def from_v1(self, value: Any, path: str) -> dict[str, Any]:
         out = proto_object(value, path)
+        for name, wire in self.renamed.items():
+            if name in out:  # a likely mix-up of the two forms, which would lose data
+                raise field_error(_join(path, name), f"not a member here; did you mean {wire}?")
+            if wire in out:
+                out[name] = out.pop(wire)
         for name, enum in self.enums.items():
             if name in out:
-                out[name] = enum.from_v1(out[name], _join(path, name))
+                out[name] = enum.from_v1(out[name], self._path(path, name))
         for name, child in self.one.items():
             if name in out:
-                out[name] = child.from_v1(out[name], _join(path, name))
+                out[name] = child.from_v1(out[name], self._path(path, name))
         for name, child in self.many.items():
             if name in out:
                 items = out[name]
+                where = self._path(path, name)
                 if not isinstance(items, list):
-                    raise field_error(_join(path, name), "must be a list")
-                where = _join(path, name)
+                    raise field_error(where, "must be a list")
                 out[name] = [child.from_v1(item, _join(where, i)) for i, item in enumerate(items)]
         if self.kind is not None:
             out["kind"] = self.kind
         return out
+
+    def _path(self, path: str, name: str) -> str:
+        """Where member `name` is, as the client spelled it."""
+        return _join(path, self.renamed.get(name, name))
 
 
 class StatusUpdateShape(Shape):
@@ -473,10 +489,15 @@ def stream_result(record: EventRecord) -> bytes:
 
     The payload, not `record.event`: a task snapshot's event is the live task, which moves on.
     """
-    encoded = record.encodings.get(STREAM_ENCODING)
+    return converted_record(record, STREAM_ENCODING, STREAM_RESPONSE)
+
+
+def converted_record(record: EventRecord, key: str, converter: Converter) -> bytes:
+    """The record's 0.3 payload converted to ProtoJSON, made once and kept under `key`."""
+    encoded = record.encodings.get(key)
     if encoded is None:
-        encoded = to_json(STREAM_RESPONSE.to_v1(from_json(record.payload)))
-        record.encodings[STREAM_ENCODING] = encoded
+        encoded = to_json(converter.to_v1(from_json(record.payload)))
+        record.encodings[key] = encoded
     return encoded
 
 
@@ -505,9 +526,110 @@ def empty_result(result: None) -> bytes:
 
 
 def agent_card_result(card: AgentCard) -> bytes:
-    # The 1.0 AgentCard shape (supportedInterfaces, ...) is its own work item; until it lands
-    # this is the card as 0.3 clients see it.
-    return card.to_json()
+    return to_json(agent_card(card))
+
+
+# --- the agent card --------------------------------------------------------------------------
+#
+# Cards are only ever written in 1.0 form here (the server serves them; nothing reads them back).
+
+_CARD_ONLY_V0_3 = frozenset(
+    {
+        "url",
+        "preferredTransport",
+        "protocolVersion",
+        "additionalInterfaces",
+        "supportedInterfaces",  # converted below
+        "security",  # 1.0: securityRequirements
+        "supportsAuthenticatedExtendedCard",  # 1.0: capabilities.extendedAgentCard
+    }
+)
+
+# Each 0.3 security scheme `type`: its member in the proto's SecurityScheme oneof, and the
+# members it renames.
+_SECURITY_SCHEMES: dict[str, tuple[str, dict[str, str]]] = {
+    "apiKey": ("apiKeySecurityScheme", {"in": "location"}),
+    "http": ("httpAuthSecurityScheme", {}),
+    "oauth2": ("oauth2SecurityScheme", {}),
+    "openIdConnect": ("openIdConnectSecurityScheme", {}),
+    "mutualTLS": ("mtlsSecurityScheme", {}),
+}
+_OAUTH_FLOWS = ("authorizationCode", "clientCredentials", "implicit", "password")
+
+LEGACY_INTERFACE_VERSION = "0.3"
+"""The protocol version of the interfaces of a card that lists only 0.3's (`url`, ...)."""
+
+
+def agent_card(card: AgentCard) -> dict[str, Any]:
+    """The ProtoJSON of the 1.0 AgentCard saying what `card` says.
+
+    1.0 lists every interface in `supportedInterfaces`; a card that has none listed is a 0.3
+    card, whose `url` and `additionalInterfaces` speak 0.3. The extended card capability moves
+    into `capabilities`; security schemes and requirements take their proto shapes.
+    """
+    obj = card.to_wire()
+    out = {k: v for k, v in obj.items() if k not in _CARD_ONLY_V0_3}
+    capabilities = {k: v for k, v in obj["capabilities"].items() if k != "stateTransitionHistory"}
+    if card.supports_authenticated_extended_card is not None:
+        capabilities["extendedAgentCard"] = card.supports_authenticated_extended_card
+    out["capabilities"] = capabilities
+    out["supportedInterfaces"] = [_interface(interface) for interface in _interfaces(card)]
+    if "securitySchemes" in obj:
+        schemes = obj["securitySchemes"].items()
+        out["securitySchemes"] = {name: security_scheme(scheme) for name, scheme in schemes}
+    if "security" in obj:
+        out["securityRequirements"] = security_requirements(obj["security"])
+    out["skills"] = [_skill(skill) for skill in obj["skills"]]
+    return out
+
+
+def security_scheme(scheme: dict[str, Any]) -> dict[str, Any]:
+    """A 0.3 security scheme (OpenAPI's, tagged by `type`) as the proto's oneof.
+
+    The proto's OAuthFlows holds one flow: of several, the first in the proto's order is kept.
+    """
+    member, renamed = _SECURITY_SCHEMES[scheme["type"]]
+    fields = {renamed.get(k, k): v for k, v in scheme.items() if k != "type"}
+    if "flows" in fields:
+        flow = next((name for name in _OAUTH_FLOWS if name in fields["flows"]), None)
+        fields["flows"] = {} if flow is None else {flow: fields["flows"][flow]}
+    return {member: fields}
+
+
+def security_requirements(requirements: list[dict[str, list[str]]]) -> list[dict[str, Any]]:
+    """0.3 security requirements (scheme name -> scopes) as the proto's SecurityRequirement."""
+    return [
+        {"schemes": {name: {"list": scopes} for name, scopes in requirement.items()}}
+        for requirement in requirements
+    ]
+
+
+def _interfaces(card: AgentCard) -> list[AgentInterface]:
+    if card.supported_interfaces is not None:
+        return card.supported_interfaces
+    main = AgentInterface(url=card.url, transport=card.preferred_transport or "JSONRPC")
+    listed = {(i.url, i.transport): i for i in (main, *(card.additional_interfaces or ()))}
+    return [
+        i.model_copy(update={"protocol_version": LEGACY_INTERFACE_VERSION}) for i in listed.values()
+    ]
+
+
+def _interface(interface: AgentInterface) -> dict[str, Any]:
+    out = {
+        "url": interface.url,
+        "protocolBinding": interface.transport,
+        "protocolVersion": interface.protocol_version or LEGACY_INTERFACE_VERSION,
+    }
+    if interface.tenant:
+        out["tenant"] = interface.tenant
+    return out
+
+
+def _skill(skill: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in skill.items() if k != "security"}
+    if "security" in skill:
+        out["securityRequirements"] = security_requirements(skill["security"])
+    return out
 
 
 # --- errors ----------------------------------------------------------------------------------

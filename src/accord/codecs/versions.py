@@ -14,18 +14,27 @@ VERSION_HEADER = "A2A-Version"
 class ProtocolVersion(StrEnum):
     """A protocol version this server speaks, as the `Major.Minor` the spec negotiates."""
 
+    V0_1 = "0.1"
     V0_3 = "0.3"
     V1_0 = "1.0"
 
 
 _SUPPORTED: dict[tuple[int, int], ProtocolVersion] = {
+    (0, 1): ProtocolVersion.V0_1,
     (0, 2): ProtocolVersion.V0_3,  # 0.2.x has the JSON-RPC methods and shapes of 0.3
     (0, 3): ProtocolVersion.V0_3,
     (1, 0): ProtocolVersion.V1_0,
 }
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?", re.ASCII)
 
-SUPPORTED_VERSIONS = ", ".join(sorted({v.value for v in _SUPPORTED.values()}))
+SUPPORTED_VERSIONS = ", ".join(
+    sorted({v.value for v in _SUPPORTED.values() if v is not ProtocolVersion.V0_1})
+)
+"""The versions a client can ask for with `A2A-Version`, as errors list them.
+
+Not 0.1: it predates the header (its clients never send it) and is known by its method names;
+naming it only picks 0.1's shapes for the methods 0.1 shares with 0.3 (docs/versions.md).
+"""
 
 
 def parse_version(value: str) -> ProtocolVersion:
@@ -64,18 +73,27 @@ def version_hint(headers: Mapping[str, str], query: Mapping[str, str]) -> Protoc
         return ProtocolVersion.V0_3
 
 
-def check_named_version(served: ProtocolVersion, named: str | None, method: str) -> None:
+def check_named_version(
+    served: ProtocolVersion,
+    named: str | None,
+    method: str,
+    *,
+    kind: str = "method",
+    hint: str = "",
+) -> None:
     """Refuse a request whose named version is not `served`, the version `method` belongs to.
 
     A request that names no version is served in the version of its method: no client of
     0.3 (the version a missing header stands for) can send another version's method name.
+    `kind` says what `method` is (a JSON-RPC method, an HTTP+JSON route); `hint` ends the
+    error message with where the other versions are.
     """
     if named is None:
         return
     requested = parse_version(named)
     if requested is not served:
         raise VersionNotSupported(
-            f"{method} is an A2A {served} method, but the request asks for A2A-Version"
-            f" {named.strip()}; send A2A-Version: {served} with it",
+            f"{method} is an A2A {served} {kind}, but the request asks for A2A-Version"
+            f" {named.strip()}; send A2A-Version: {served} with it{hint}",
             data={"requestedVersion": named.strip(), "methodVersion": served.value},
         )

@@ -52,6 +52,7 @@ class RedisEventBus(EventBus):
 
     async def start(self) -> None:
         self._redis = Redis.from_url(self.url)
+        self._closing = False
         # Read from the current end: what was published before this replica existed is
         # history, served by the store.
         info: Any = await self._redis.xrevrange(self.stream, count=1)
@@ -103,7 +104,7 @@ class RedisEventBus(EventBus):
     async def _read(self, last_id: bytes) -> None:
         redis = self._connected()
         backoff = 0.1
-        while True:
+        while not self._closing:
             try:
                 batches: Any = await redis.xread(
                     {self.stream: last_id}, block=self.block_ms, count=500

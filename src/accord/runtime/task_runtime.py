@@ -136,16 +136,21 @@ class TaskRuntime:
         self._tracks_runners = True
         self._housekeeping = asyncio.create_task(self._keep_alive(), name="accord-heartbeat")
 
-    async def start(self, params: MessageSendParams) -> Execution:
-        """Start the executor on a message; the Execution yields what follows."""
+    async def start(
+        self, params: MessageSendParams, *, create_if_missing: bool = False
+    ) -> Execution:
+        """Start the executor on a message; the Execution yields what follows.
+
+        A message naming a task continues it. With `create_if_missing`, one naming a task that
+        does not exist starts it under that id (A2A 0.1 clients choose their task ids).
+        """
         message = params.message
-        task: Task | None = None
-        seq = 0
-        if message.task_id:
-            task, seq = await self._resumable(message)
+        found = await self._resumable(message, create_if_missing) if message.task_id else None
+        task, seq = found or (None, 0)
+        if task is not None:
             task_id, context_id = task.id, task.context_id
         else:
-            task_id, context_id = new_id(), message.context_id or new_id()
+            task_id, context_id = message.task_id or new_id(), message.context_id or new_id()
         if message.task_id != task_id or message.context_id != context_id:
             message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
         context = RequestContext(
@@ -173,7 +178,9 @@ class TaskRuntime:
         run.worker = asyncio.create_task(self._execute(run), name=f"accord-task-{task_id}")
         return Execution(task_id, subscription)
 
-    async def _resumable(self, message: Message) -> tuple[Task, int]:
+    async def _resumable(
+        self, message: Message, create_if_missing: bool = False
+    ) -> tuple[Task, int] | None:
         assert message.task_id is not None
         running = self._runs.get(message.task_id)
         if running is not None and running.worker is not None:
@@ -187,6 +194,8 @@ class TaskRuntime:
                 raise UnsupportedOperation(f"task {message.task_id} has not released its run yet")
         stored = await self.store.get(message.task_id)
         if stored is None:
+            if create_if_missing:
+                return None
             raise TaskNotFound(f"no task with id {message.task_id!r}")
         task = stored.task
         if task.status.state.is_terminal:
@@ -236,12 +245,12 @@ class TaskRuntime:
                     if record.final:
                         return
                 if task.status.state.is_terminal and last >= seq:
+                    if last == after_seq:  # the caller has seen the end already
+                        raise _nothing_to_follow(task)
                     return
             else:
                 if task.status.state.is_terminal:
-                    raise UnsupportedOperation(
-                        f"task {task_id} is {task.status.state.value}; there is nothing to follow"
-                    )
+                    raise _nothing_to_follow(task)
                 snapshot = EventRecord.of(task_id, seq, task, final=is_final(task.status.state))
                 yield snapshot
                 if snapshot.final:
@@ -535,6 +544,11 @@ def _status_event(
         status=TaskStatus(state=state, message=message, timestamp=utc_now()),
         final=is_final(state),
     )
+
+
+def _nothing_to_follow(task: Task) -> UnsupportedOperation:
+    state = task.status.state.value
+    return UnsupportedOperation(f"task {task.id} is {state}; there is nothing to follow")
 
 
 def _placeholder(task: Task) -> Message:

@@ -1,8 +1,9 @@
-"""Serving agents: the ASGI app, the service layer and the JSON-RPC binding."""
+"""Serving agents: the ASGI app, the service layer, the JSON-RPC and HTTP+JSON bindings."""
 
 from accord.server.app import create_app
 from accord.server.call_context import CallContext
 from accord.server.jsonrpc import JsonRpcBinding
+from accord.server.rest import RestBinding
 from accord.server.service import A2AService
 
-__all__ = ["A2AService", "CallContext", "JsonRpcBinding", "create_app"]
+__all__ = ["A2AService", "CallContext", "JsonRpcBinding", "RestBinding", "create_app"]

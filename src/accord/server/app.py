@@ -10,13 +10,18 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from accord.agents.agent import Agent
+from accord.codecs import JSONRPC_CODECS
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
-from accord.server.card_endpoint import CARD_PATHS, AgentCardEndpoint
-from accord.server.jsonrpc import DEFAULT_MAX_BODY_BYTES, JsonRpcBinding
+from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCardEndpoint
+from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
+from accord.server.interfaces import ServedInterfaces
+from accord.server.jsonrpc import JsonRpcBinding
+from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.service import A2AService
 from accord.store import TaskStore
 from accord.store.retention import DEFAULT_CLEANUP_INTERVAL, clean_periodically
+from accord.types import TransportProtocol
 
 
 def create_app(
@@ -31,7 +36,9 @@ def create_app(
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
-    The agent card is served at both well-known paths and JSON-RPC at `/`. `public_url` is
+    The agent card is served at both well-known paths (the extended card at 0.2's
+    `/agent/authenticatedExtendedCard`), JSON-RPC at `/` and HTTP+JSON at the paths of each
+    version (see docs/versions.md); the cards list every interface. `public_url` is
     the URL clients should use (default: the URL each request came in on). The store
     defaults to memory, the bus to this process. A replica that stops renewing its
     heartbeat for `runner_ttl` seconds has its running tasks taken over by another.
@@ -46,8 +53,13 @@ def create_app(
         runner_ttl=runner_ttl,
         push=PushSender() if sends_push else None,
     )
-    service = A2AService(agent, runtime)
-    card = AgentCardEndpoint(agent, public_url)
+    # What the cards list: each binding mounted below, with the versions it answers and where.
+    interfaces = ServedInterfaces(public_url)
+    interfaces.add(TransportProtocol.JSONRPC, JSONRPC_CODECS)
+    for rest_codec in REST_CODECS:
+        interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version], rest_codec.prefix)
+    service = A2AService(agent, runtime, interfaces)
+    card = AgentCardEndpoint(agent, interfaces)
     rpc = JsonRpcBinding(service, max_body_bytes=max_body_bytes)
 
     @asynccontextmanager
@@ -66,9 +78,11 @@ def create_app(
         await runtime.close()
         await runtime.store.close()
 
-    routes = [Route(path, card.handle, methods=["GET"]) for path in CARD_PATHS]
+    routes = [Route(path, card.public, methods=["GET"]) for path in CARD_PATHS]
+    routes.append(Route(EXTENDED_CARD_PATH, card.extended, methods=["GET"]))
     routes.append(Route("/", rpc.handle, methods=["POST"]))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    routes.extend(RestBinding(service, max_body_bytes=max_body_bytes).routes())
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=HTTP_ERROR_HANDLERS)
     app.state.runtime = runtime
     app.state.service = service
     return app

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 class CallContext:
     """The transport-independent facts of one call: where it came in and its headers.
 
-    `last_event_id` is the sequence number of the last event a reconnecting stream saw.
+    `last_event_id` is the sequence number of the last event a reconnecting stream saw;
+    `tenant` the tenant the request names (the `/{tenant}/...` form of an HTTP+JSON route).
     """
 
     base_url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     last_event_id: int | None = None
+    tenant: str | None = None

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic_core import from_json
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from accord.codecs import JSONRPC_CODECS as CODECS
 from accord.codecs import (
@@ -29,25 +28,21 @@ from accord.errors import (
     MethodNotFound,
     ParseError,
 )
-from accord.runtime import EventRecord
 from accord.server.call_context import CallContext
+from accord.server.http_request import (
+    DEFAULT_MAX_BODY_BYTES,
+    JSON,
+    BodyTooLarge,
+    WrongContentType,
+    check_content_type,
+    last_event_id,
+    read_body,
+)
 from accord.server.service import A2AService
-from accord.server.sse import sse_event, with_keepalive
+from accord.server.sse import record_frames, sse_event, sse_response
 from accord.types import JsonRpcId
 
 log = logging.getLogger("accord.server")
-
-JSON = "application/json"
-DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
-
-
-class BodyTooLarge(InvalidRequest):
-    """The request body is over the server's limit (HTTP 413)."""
-
-
-class WrongContentType(InvalidRequest):
-    """The request body is not declared as JSON (HTTP 415)."""
-
 
 _HTTP_STATUS: dict[type[A2AError], int] = {BodyTooLarge: 413, WrongContentType: 415}
 
@@ -69,11 +64,11 @@ class JsonRpcBinding:
         # Errors before the method is known are shaped as the version the request names.
         codec = CODECS[version_hint(request.headers, request.query_params)]
         try:
-            _check_content_type(request)
-            call = _parse_object(await self._read_body(request))
+            check_content_type(request)
+            call = _parse_object(await read_body(request, self.max_body_bytes))
             request_id = _request_id(call)
             method_name = _method(call)
-            found = jsonrpc_codec_of(method_name)
+            found = jsonrpc_codec_of(method_name, named)
             if found is None:
                 raise MethodNotFound(
                     f"method {method_name!r} does not exist; see the A2A method list"
@@ -84,7 +79,7 @@ class JsonRpcBinding:
             context = CallContext(
                 base_url=str(request.base_url),
                 headers=request.headers,
-                last_event_id=_last_event_id(request),
+                last_event_id=last_event_id(request),
             )
             result = await method.operation(self.service)(params, context)
             if not method.streaming:
@@ -97,49 +92,13 @@ class JsonRpcBinding:
         except Exception:
             log.exception("unexpected error serving a JSON-RPC request")
             return _error_response(codec, request_id, InternalError())
-        return StreamingResponse(
-            with_keepalive(_sse_frames(codec, method, _id_json(request_id), result)),
-            media_type="text/event-stream",
-            headers={
-                "Cache-Control": "no-cache",
-                "X-Accel-Buffering": "no",
-                VERSION_HEADER: codec.version,
-            },
+        id_json = _id_json(request_id)
+        frames = record_frames(
+            result,
+            lambda record: _success(id_json, method.encode(record)),
+            lambda error: sse_event(_error_json(codec, id_json, error)),
         )
-
-    async def _read_body(self, request: Request) -> bytes:
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            raise BodyTooLarge(_too_large(self.max_body_bytes))
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                raise BodyTooLarge(_too_large(self.max_body_bytes))
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-
-def _check_content_type(request: Request) -> None:
-    content_type = request.headers.get("content-type", "")
-    if content_type.split(";")[0].strip().lower() != JSON:
-        raise WrongContentType(f"Content-Type must be {JSON}, got {content_type or 'none'!r}")
-
-
-def _too_large(limit: int) -> str:
-    return f"request body exceeds the limit of {limit} bytes"
-
-
-def _last_event_id(request: Request) -> int | None:
-    value = request.headers.get("last-event-id")
-    if value is None:
-        return None
-    if not value.strip().isdigit():
-        raise InvalidRequest(
-            f"Last-Event-ID must be an event number this server sent, got {value!r}"
-        )
-    return int(value)
+        return sse_response(frames, {VERSION_HEADER: codec.version})
 
 
 def _parse_object(body: bytes) -> dict[str, Any]:
@@ -200,25 +159,3 @@ def _error_response(
     codec: JsonRpcCodec, request_id: JsonRpcId, error: A2AError, status_code: int = 200
 ) -> Response:
     return _json_response(_error_json(codec, _id_json(request_id), error), codec, status_code)
-
-
-async def _sse_frames(
-    codec: JsonRpcCodec, method: Method, id_json: bytes, records: AsyncIterator[EventRecord]
-) -> AsyncIterator[bytes]:
-    try:
-        async for record in records:
-            if record.error is not None:
-                yield sse_event(_error_json(codec, id_json, record.error))
-                return
-            yield sse_event(_success(id_json, method.encode(record)), record.seq or None)
-    except A2AError as exc:
-        yield sse_event(_error_json(codec, id_json, exc))
-    except Exception:
-        log.exception("stream failed")
-        yield sse_event(_error_json(codec, id_json, InternalError()))
-    finally:
-        close = getattr(records, "aclose", None) or getattr(records, "close", None)
-        if close is not None:
-            result = close()
-            if result is not None:
-                await result

@@ -15,6 +15,7 @@ from accord.errors import (
 )
 from accord.runtime import EventRecord, Execution, TaskRuntime
 from accord.server.call_context import CallContext
+from accord.server.interfaces import ServedInterfaces
 from accord.server.media_types import any_accepted
 from accord.store import TaskPage, TaskQuery
 from accord.types import (
@@ -44,14 +45,23 @@ class ListTasksParams:
 class A2AService:
     """Every A2A operation, once: validation, agent capabilities, history trimming."""
 
-    def __init__(self, agent: Agent, runtime: TaskRuntime) -> None:
+    def __init__(
+        self, agent: Agent, runtime: TaskRuntime, interfaces: ServedInterfaces | None = None
+    ) -> None:
         self.agent = agent
         self.runtime = runtime
+        self.interfaces = interfaces if interfaces is not None else ServedInterfaces()
         self._template = agent.card("")
 
-    async def send_message(self, params: MessageSendParams, call: CallContext) -> Task | Message:
-        """Run the agent on a message; wait for the outcome unless `blocking` is false."""
-        execution = await self._start(params)
+    async def send_message(
+        self, params: MessageSendParams, call: CallContext, *, create_if_missing: bool = False
+    ) -> Task | Message:
+        """Run the agent on a message; wait for the outcome unless `blocking` is false.
+
+        With `create_if_missing`, a message naming a task that does not exist starts it under
+        that id (A2A 0.1, whose clients choose task ids); otherwise that is TaskNotFound.
+        """
+        execution = await self._start(params, create_if_missing)
         blocking = params.configuration is None or params.configuration.blocking is not False
         try:
             async for record in execution:
@@ -67,11 +77,14 @@ class A2AService:
         return with_history(task, _history_length(params))
 
     async def stream_message(
-        self, params: MessageSendParams, call: CallContext
+        self, params: MessageSendParams, call: CallContext, *, create_if_missing: bool = False
     ) -> AsyncIterator[EventRecord]:
-        """Run the agent on a message and follow it: the task (or reply), then each change."""
+        """Run the agent on a message and follow it: the task (or reply), then each change.
+
+        `create_if_missing` as for `send_message`.
+        """
         self._require_streaming()
-        return await self._start(params)
+        return await self._start(params, create_if_missing)
 
     async def get_task(self, params: TaskQueryParams, call: CallContext) -> Task:
         """A task's current state."""
@@ -137,20 +150,20 @@ class A2AService:
         self.runtime.push_configs_changed(params.id)
 
     async def get_extended_card(self, params: None, call: CallContext) -> AgentCard:
-        """The card shown to authenticated clients."""
+        """The card shown to authenticated clients, listing the interfaces the server answers."""
         card = self.agent.extended_card
         if card is None:
             raise AuthenticatedExtendedCardNotConfigured(
                 "this agent has no authenticated extended card"
             )
-        return card.model_copy(update={"url": call.base_url})
+        return self.interfaces.card(card, call.base_url)
 
-    async def _start(self, params: MessageSendParams) -> Execution:
+    async def _start(self, params: MessageSendParams, create_if_missing: bool) -> Execution:
         self._check_output_modes(params)
         push = params.configuration.push_notification_config if params.configuration else None
         if push:
             self._require_push()
-        execution = await self.runtime.start(params)
+        execution = await self.runtime.start(params, create_if_missing=create_if_missing)
         if push:
             # Saved before the agent runs (start only schedules it), so its updates find the
             # webhook — with a store that answers without yielding to the event loop, at least.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from pydantic import AliasChoices, Field
+
 from accord.types._base import A2AModel
 from accord.types.security import SecurityScheme
 
@@ -56,10 +58,19 @@ class AgentSkill(A2AModel):
 
 
 class AgentInterface(A2AModel):
-    """A URL and the transport spoken there."""
+    """A URL, the protocol binding spoken there and, since 1.0, the protocol version.
+
+    `transport` is the binding under its 0.3 name; 1.0's `protocolBinding` is read as it too.
+    An interface of a 0.3 card (`additional_interfaces`) has no `protocol_version`; one of
+    `AgentCard.supported_interfaces` has it, and a `tenant` when requests must name one.
+    """
 
     url: str
-    transport: str
+    transport: str = Field(
+        validation_alias=AliasChoices("transport", "protocolBinding", "protocol_binding")
+    )
+    protocol_version: str | None = None
+    tenant: str | None = None
 
 
 class AgentCardSignature(A2AModel):
@@ -71,7 +82,14 @@ class AgentCardSignature(A2AModel):
 
 
 class AgentCard(A2AModel):
-    """An agent's identity, capabilities, skills, endpoints and security requirements."""
+    """An agent's identity, capabilities, skills, endpoints and security requirements.
+
+    Its interfaces are told twice, as the versions tell them: `url`, `preferred_transport`
+    and `additional_interfaces` are the 0.x view (one protocol version), 1.0's
+    `supported_interfaces` lists every binding and protocol version in order of preference.
+    An accord server fills both from what it serves (`accord.server.interfaces`); each codec
+    writes the card in its version's shape (`accord.codecs.card`).
+    """
 
     name: str
     description: str
@@ -91,3 +109,4 @@ class AgentCard(A2AModel):
     security: list[dict[str, list[str]]] | None = None
     supports_authenticated_extended_card: bool | None = None
     signatures: list[AgentCardSignature] | None = None
+    supported_interfaces: list[AgentInterface] | None = None

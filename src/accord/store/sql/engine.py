@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,9 @@ WRITES = "accord_writes"
 SQLITE_DRIVER = "sqlite+aiosqlite"
 POSTGRES_DRIVER = "postgresql+asyncpg"
 SQLITE_BUSY_TIMEOUT_MS = 15_000
+
+_SETTING = re.compile(r"\s*(?:-c\s*|--)(?P<name>[A-Za-z_][\w.]*)=(?P<value>\S*)")
+"""One setting in libpq's `options`: `-c name=value`, `-cname=value` or `--name=value`."""
 
 _SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",  # readers never wait for the writer
@@ -59,10 +64,18 @@ def create_sql_engine(url: str | URL, **options: Any) -> AsyncEngine:
 
     For SQLite the database file's directory is created, and every connection runs in WAL
     mode with a busy timeout, its transactions begun by SQLAlchemy (so DDL is transactional).
+    For PostgreSQL, libpq's `options` parameter (`?options=-csearch_path%3Dtenant`: settings
+    for each session, like the schema to use) becomes asyncpg's server settings.
     """
     parsed = sql_url(url)
     if parsed.drivername == POSTGRES_DRIVER and importlib.util.find_spec("asyncpg") is None:
         raise ImportError("PostgreSQL needs the asyncpg driver: pip install 'accord[postgres]'")
+    if parsed.drivername == POSTGRES_DRIVER and "options" in parsed.query:
+        settings = _server_settings(parsed.query["options"])
+        parsed = parsed.difference_update_query(["options"])
+        connect_args = dict(options.get("connect_args", {}))
+        connect_args["server_settings"] = {**settings, **connect_args.get("server_settings", {})}
+        options["connect_args"] = connect_args
     if parsed.drivername == SQLITE_DRIVER and not parsed.query.get("uri"):
         assert parsed.database is not None
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
@@ -70,6 +83,25 @@ def create_sql_engine(url: str | URL, **options: Any) -> AsyncEngine:
     if parsed.drivername == SQLITE_DRIVER:
         _tune_sqlite(engine)
     return engine
+
+
+def _server_settings(options: str | Sequence[str]) -> dict[str, str]:
+    """libpq's `options` (`-c name=value` or `--name=value`, space separated) as a dict.
+
+    Raises ValueError for anything else in it: asyncpg can only pass settings on.
+    """
+    text = (options if isinstance(options, str) else " ".join(options)).strip()
+    settings: dict[str, str] = {}
+    position = 0
+    while position < len(text):
+        match = _SETTING.match(text, position)
+        if match is None:
+            raise ValueError(
+                f"unsupported PostgreSQL options {text!r}: only settings (-c name=value) work"
+            )
+        settings[match["name"]] = match["value"]
+        position = match.end()
+    return settings
 
 
 def writer(engine: AsyncEngine) -> AsyncEngine:

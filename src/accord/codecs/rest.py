@@ -1,0 +1,93 @@
+"""The HTTP+JSON face of a protocol version: its routes; errors as `google.rpc.Status` bodies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic_core import to_json
+
+from accord.codecs.base import Method
+from accord.codecs.v1_0 import error_details
+from accord.codecs.versions import ProtocolVersion
+from accord.errors import A2AError
+
+A2A_JSON = "application/a2a+json"
+"""The media type A2A 1.0 registers for HTTP+JSON requests and responses."""
+
+JSON_MEDIA_TYPES = ("application/json", A2A_JSON)
+"""The request body types an HTTP+JSON route reads (either version)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RestRoute:
+    """One HTTP+JSON operation: its HTTP verbs, its path and the codec `Method` it runs.
+
+    `path` is relative to the version's prefix. A path parameter `{field}` is one path segment
+    without `:` (which starts a custom verb, as in `/tasks/{id}:cancel`); `{field:str}` is any
+    one segment. The method decodes one object holding the request's fields: the JSON body of
+    a POST, or the query parameters of a GET or DELETE, with the path parameters over them.
+    """
+
+    verbs: tuple[str, ...]
+    path: str
+    name: str
+    method: Method
+
+
+@dataclass(frozen=True, slots=True)
+class RestCodec:
+    """The HTTP+JSON routes of one protocol version and how its responses are typed.
+
+    Every route is served under `prefix`; with `tenants`, also under `/{tenant}` (the tenant
+    goes to the service in the CallContext). `hint` ends a VersionNotSupported message with
+    where the routes of the other version are.
+    """
+
+    version: ProtocolVersion
+    prefix: str
+    tenants: bool
+    media_type: str
+    routes: tuple[RestRoute, ...]
+    hint: str = ""
+
+
+# The A2A error codes and their HTTP status and google.rpc.Code name (spec 1.0, section 5.4);
+# the JSON-RPC framing errors are the client's mistakes, except the internal error.
+_STATUS: dict[int, tuple[int, str]] = {
+    -32700: (400, "INVALID_ARGUMENT"),  # body is not JSON
+    -32600: (400, "INVALID_ARGUMENT"),  # malformed request
+    -32601: (404, "NOT_FOUND"),  # no such route
+    -32602: (400, "INVALID_ARGUMENT"),
+    -32603: (500, "INTERNAL"),
+    -32001: (404, "NOT_FOUND"),  # TaskNotFound
+    -32002: (400, "FAILED_PRECONDITION"),  # TaskNotCancelable
+    -32003: (400, "FAILED_PRECONDITION"),  # PushNotificationNotSupported
+    -32004: (400, "FAILED_PRECONDITION"),  # UnsupportedOperation
+    -32005: (400, "INVALID_ARGUMENT"),  # ContentTypeNotSupported
+    -32006: (500, "INTERNAL"),  # InvalidAgentResponse
+    -32007: (400, "FAILED_PRECONDITION"),  # ExtendedAgentCardNotConfigured
+    -32008: (400, "FAILED_PRECONDITION"),  # ExtensionSupportRequired
+    -32009: (400, "FAILED_PRECONDITION"),  # VersionNotSupported
+}
+
+
+def http_status(error: A2AError) -> tuple[int, str]:
+    """The HTTP status of `error` and the google.rpc.Code name its body carries."""
+    return _STATUS.get(error.code, (500, "INTERNAL"))
+
+
+def status_body(error: A2AError, http: int, status: str) -> bytes:
+    """`error` as the JSON of a `google.rpc.Status` (AIP-193), with an ErrorInfo for A2A errors.
+
+    `code` is the HTTP status, `status` the google.rpc.Code name, `details` ProtoJSON `Any`s.
+    """
+    return to_json(
+        {
+            "error": {
+                "code": http,
+                "status": status,
+                "message": error.message,
+                "details": error_details(error),
+            }
+        }
+    )

@@ -1,0 +1,406 @@
+"""The A2A 0.3 HTTP+JSON routes under `/v1`: the ProtoJSON of 0.3's a2a.proto, both ways.
+
+0.3's proto JSON is not its JSON-RPC JSON: no `kind`, `ROLE_*` and `TASK_STATE_*` enums (with
+`TASK_STATE_CANCELLED`), a message's parts are its `content`, a part is a oneof of `text`,
+`file` (`fileWithUri` or `fileWithBytes`, and `mimeType`) and `data` (`{"data": {...}}`), a
+push config bound to a task is named `tasks/{id}/pushNotificationConfigs/{configId}`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import Field
+from pydantic_core import to_json
+
+from accord.codecs.base import Method, field_error, validate
+from accord.codecs.rest import RestCodec, RestRoute
+from accord.codecs.v0_3 import agent_card
+from accord.codecs.v1_0 import (
+    ROLE,
+    Converter,
+    OneOf,
+    ProtoEnum,
+    Shape,
+    converted_record,
+    empty_result,
+    get_extended_card_request,
+    proto_object,
+    security_requirements,
+    security_scheme,
+    task_id_request,
+)
+from accord.codecs.versions import ProtocolVersion
+from accord.runtime.records import EventRecord
+from accord.types import (
+    A2AModel,
+    AgentCard,
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
+    Message,
+    MessageSendConfiguration,
+    MessageSendParams,
+    PushNotificationConfig,
+    TaskPushNotificationConfig,
+    TaskQueryParams,
+    TaskState,
+)
+
+# --- data objects ----------------------------------------------------------------------------
+
+TASK_STATE = ProtoEnum(
+    "TaskState",
+    [
+        ("TASK_STATE_UNSPECIFIED", TaskState.UNKNOWN),
+        ("TASK_STATE_SUBMITTED", TaskState.SUBMITTED),
+        ("TASK_STATE_WORKING", TaskState.WORKING),
+        ("TASK_STATE_COMPLETED", TaskState.COMPLETED),
+        ("TASK_STATE_FAILED", TaskState.FAILED),
+        ("TASK_STATE_CANCELLED", TaskState.CANCELED),
+        ("TASK_STATE_INPUT_REQUIRED", TaskState.INPUT_REQUIRED),
+        ("TASK_STATE_REJECTED", TaskState.REJECTED),
+        ("TASK_STATE_AUTH_REQUIRED", TaskState.AUTH_REQUIRED),
+    ],
+)
+
+_FILE_CONTENT = {"fileWithUri": "uri", "fileWithBytes": "bytes"}  # proto member -> 0.3 member
+
+
+class PartConverter:
+    """Part of the 0.3 proto: a oneof of `text`, `file` and `data`.
+
+    The proto has no part metadata and no file name: those are left out of what is sent.
+    """
+
+    def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
+        kind = obj["kind"]
+        if kind == "text":
+            return {"text": obj["text"]}
+        if kind == "data":
+            return {"data": {"data": obj["data"]}}
+        file = obj["file"]
+        out = {new: file[old] for new, old in _FILE_CONTENT.items() if old in file}
+        if "mimeType" in file:
+            out["mimeType"] = file["mimeType"]
+        return {"file": out}
+
+    def from_v1(self, value: Any, path: str) -> dict[str, Any]:
+        part = proto_object(value, path)
+        present = [member for member in ("text", "file", "data") if member in part]
+        if len(present) != 1:
+            found = f" (found {', '.join(present)})" if present else ""
+            raise field_error(path, f"a part holds exactly one of text, file or data{found}")
+        member = present[0]
+        where = f"{path}.{member}"
+        if member == "text":
+            if not isinstance(part["text"], str):
+                raise field_error(where, "must be a string")
+            return {"kind": "text", "text": part["text"]}
+        if member == "data":
+            data = proto_object(part["data"], where).get("data", {})
+            if not isinstance(data, dict):
+                raise field_error(f"{where}.data", "must be an object")
+            return {"kind": "data", "data": data}
+        return {"kind": "file", "file": _file(proto_object(part["file"], where), where)}
+
+
+def _file(file: dict[str, Any], path: str) -> dict[str, Any]:
+    content = [member for member in _FILE_CONTENT if member in file]
+    if len(content) != 1:
+        raise field_error(path, "a file holds exactly one of fileWithUri or fileWithBytes")
+    out: dict[str, Any] = {}
+    for member in (*content, "mimeType"):
+        if member in file:
+            if not isinstance(file[member], str):
+                raise field_error(f"{path}.{member}", "must be a string")
+            out[_FILE_CONTENT.get(member, member)] = file[member]
+    return out
+
+
+PART = PartConverter()
+MESSAGE = Shape(
+    kind="message",
+    enums={"role": ROLE},
+    many={"parts": PART},
+    renamed={"parts": "content"},
+    only_v0_3=("referenceTaskIds",),
+)
+ARTIFACT = Shape(many={"parts": PART})
+TASK_STATUS = Shape(enums={"state": TASK_STATE}, one={"message": MESSAGE})
+TASK = Shape(
+    kind="task", one={"status": TASK_STATUS}, many={"artifacts": ARTIFACT, "history": MESSAGE}
+)
+STATUS_UPDATE = Shape(kind="status-update", one={"status": TASK_STATUS})
+ARTIFACT_UPDATE = Shape(kind="artifact-update", one={"artifact": ARTIFACT})
+SEND_MESSAGE_RESPONSE = OneOf({"task": TASK, "message": MESSAGE})
+STREAM_RESPONSE = OneOf(
+    {
+        "task": TASK,
+        "message": MESSAGE,
+        "statusUpdate": STATUS_UPDATE,
+        "artifactUpdate": ARTIFACT_UPDATE,
+    }
+)
+
+# --- requests --------------------------------------------------------------------------------
+
+
+class SendMessageConfiguration(A2AModel):
+    """0.3 proto SendMessageConfiguration: as proto3 reads it, a missing `blocking` is false
+    and a `historyLength` of 0 means the whole history."""
+
+    accepted_output_modes: list[str] | None = None
+    push_notification: PushNotificationConfig | None = None
+    history_length: int = Field(default=0, ge=0)
+    blocking: bool = False
+
+    def canonical(self) -> MessageSendConfiguration:
+        return MessageSendConfiguration(
+            accepted_output_modes=self.accepted_output_modes or None,
+            blocking=self.blocking,
+            history_length=self.history_length or None,
+            push_notification_config=self.push_notification,
+        )
+
+
+class SendMessageRequest(A2AModel):
+    """0.3 proto SendMessageRequest (the message is converted on its own, see MESSAGE)."""
+
+    message: dict[str, Any]
+    configuration: SendMessageConfiguration = Field(default_factory=SendMessageConfiguration)
+    metadata: dict[str, Any] | None = None
+
+
+class GetTaskRequest(A2AModel):
+    """0.3 proto GetTaskRequest, its task named by the path (0 history: all of it)."""
+
+    id: str
+    history_length: int = Field(default=0, ge=0)
+
+
+class BoundPushConfig(A2AModel):
+    """0.3 proto TaskPushNotificationConfig: a config and its `tasks/.../{id}` name."""
+
+    name: str = ""
+    push_notification_config: PushNotificationConfig
+
+
+class CreatePushConfigRequest(A2AModel):
+    """0.3 proto CreateTaskPushNotificationConfigRequest, its task named by the path."""
+
+    config_id: str = ""
+    config: BoundPushConfig
+
+
+class TaskPath(A2AModel):
+    """The task a route's path names."""
+
+    id: str
+
+
+class ConfigPath(TaskPath):
+    """A task and one of its push configs, both named by the path."""
+
+    config_id: str
+
+
+def send_message_request(params: Any) -> MessageSendParams:
+    request = validate(SendMessageRequest, proto_object(params, ""))
+    message = {"parts": [], **MESSAGE.from_v1(request.message, "message")}  # proto3: none is []
+    return MessageSendParams(
+        message=validate(Message, message, "message"),
+        configuration=request.configuration.canonical(),
+        metadata=request.metadata,
+    )
+
+
+def get_task_request(params: Any) -> TaskQueryParams:
+    request = validate(GetTaskRequest, proto_object(params, ""))
+    return TaskQueryParams(id=request.id, history_length=request.history_length or None)
+
+
+def create_push_config_request(params: Any) -> TaskPushNotificationConfig:
+    """The body is a TaskPushNotificationConfig, or a CreateTaskPushNotificationConfigRequest
+    holding one as `config` (its `configId` names a config that has no id)."""
+    fields = proto_object(params, "")
+    config_id = ""
+    if "config" in fields:
+        request = validate(CreatePushConfigRequest, fields)
+        bound, config_id = request.config, request.config_id
+    else:
+        bound = validate(BoundPushConfig, fields)
+    push = bound.push_notification_config
+    if not push.id and config_id:
+        push = push.model_copy(update={"id": config_id})
+    task_id = validate(TaskPath, fields).id
+    return TaskPushNotificationConfig(task_id=task_id, push_notification_config=push)
+
+
+def get_push_config_request(params: Any) -> GetTaskPushNotificationConfigParams:
+    name = validate(ConfigPath, proto_object(params, ""))
+    return GetTaskPushNotificationConfigParams(
+        id=name.id, push_notification_config_id=name.config_id
+    )
+
+
+def list_push_configs_request(params: Any) -> ListTaskPushNotificationConfigParams:
+    """Every config fits on one page: `pageSize` and `pageToken` change nothing."""
+    task_id = validate(TaskPath, proto_object(params, "")).id
+    return ListTaskPushNotificationConfigParams(id=task_id)
+
+
+def delete_push_config_request(params: Any) -> DeleteTaskPushNotificationConfigParams:
+    name = validate(ConfigPath, proto_object(params, ""))
+    return DeleteTaskPushNotificationConfigParams(
+        id=name.id, push_notification_config_id=name.config_id
+    )
+
+
+# --- results ---------------------------------------------------------------------------------
+
+STREAM_ENCODING = "0.3+proto"
+"""The key of a record's 0.3 proto StreamResponse JSON in `EventRecord.encodings`."""
+
+
+def _encoder(converter: Converter) -> Callable[[A2AModel], bytes]:
+    """The encoder of a result model whose ProtoJSON `converter` makes from its 0.3 JSON."""
+
+    def encode(model: A2AModel) -> bytes:
+        return to_json(converter.to_v1(model.to_wire()))
+
+    return encode
+
+
+task_result = _encoder(TASK)
+send_message_result = _encoder(SEND_MESSAGE_RESPONSE)
+
+
+def stream_result(record: EventRecord) -> bytes:
+    return converted_record(record, STREAM_ENCODING, STREAM_RESPONSE)
+
+
+def _bound(config: TaskPushNotificationConfig) -> dict[str, Any]:
+    push = config.push_notification_config
+    return {
+        "name": f"tasks/{config.task_id}/pushNotificationConfigs/{push.id}",
+        "pushNotificationConfig": push.to_wire(),
+    }
+
+
+def push_config_result(config: TaskPushNotificationConfig) -> bytes:
+    return to_json(_bound(config))
+
+
+def push_configs_result(configs: list[TaskPushNotificationConfig]) -> bytes:
+    return to_json({"configs": [_bound(config) for config in configs]})
+
+
+def agent_card_result(card: AgentCard) -> bytes:
+    return to_json(proto_card(agent_card(card)))
+
+
+def proto_card(card: dict[str, Any]) -> dict[str, Any]:
+    """An agent card's 0.3 JSON as the 0.3 proto spells it.
+
+    The proto has no `iconUrl` and no `stateTransitionHistory`; its security schemes and
+    requirements have the shapes 1.0 kept (see codecs.v1_0.security_scheme: schemes are
+    oneofs, OAuth flows too, the first flow of the card being kept).
+    """
+    out = {k: v for k, v in card.items() if k != "iconUrl"}
+    out["capabilities"] = {
+        k: v for k, v in card["capabilities"].items() if k != "stateTransitionHistory"
+    }
+    if "securitySchemes" in card:
+        out["securitySchemes"] = {
+            name: security_scheme(scheme) for name, scheme in card["securitySchemes"].items()
+        }
+    if "security" in card:
+        out["security"] = security_requirements(card["security"])
+    out["skills"] = [
+        {**skill, "security": security_requirements(skill["security"])}
+        if "security" in skill
+        else skill
+        for skill in card["skills"]
+    ]
+    return out
+
+
+# --- routes ----------------------------------------------------------------------------------
+
+
+def _route(verbs: str, path: str, name: str, method: Method) -> RestRoute:
+    return RestRoute(tuple(verbs.split("|")), path, name, method)
+
+
+REST_V0_3 = RestCodec(
+    version=ProtocolVersion.V0_3,
+    prefix="/v1",
+    tenants=False,
+    media_type="application/json",
+    routes=(
+        _route(
+            "POST",
+            "/message:send",
+            "SendMessage",
+            Method(lambda s: s.send_message, send_message_request, send_message_result),
+        ),
+        _route(
+            "POST",
+            "/message:stream",
+            "SendStreamingMessage",
+            Method(lambda s: s.stream_message, send_message_request, stream_result, True),
+        ),
+        _route(
+            "GET",
+            "/tasks/{id}",
+            "GetTask",
+            Method(lambda s: s.get_task, get_task_request, task_result),
+        ),
+        _route(
+            "POST",
+            "/tasks/{id}:cancel",
+            "CancelTask",
+            Method(lambda s: s.cancel_task, task_id_request, task_result),
+        ),
+        _route(
+            "GET|POST",
+            "/tasks/{id}:subscribe",
+            "TaskSubscription",
+            Method(lambda s: s.resubscribe, task_id_request, stream_result, True),
+        ),
+        _route(
+            "POST",
+            "/tasks/{id}/pushNotificationConfigs",
+            "CreateTaskPushNotificationConfig",
+            Method(lambda s: s.set_push_config, create_push_config_request, push_config_result),
+        ),
+        _route(
+            "GET",
+            "/tasks/{id}/pushNotificationConfigs",
+            "ListTaskPushNotificationConfig",
+            Method(lambda s: s.list_push_configs, list_push_configs_request, push_configs_result),
+        ),
+        _route(
+            "GET",
+            "/tasks/{id}/pushNotificationConfigs/{configId:str}",
+            "GetTaskPushNotificationConfig",
+            Method(lambda s: s.get_push_config, get_push_config_request, push_config_result),
+        ),
+        _route(
+            "DELETE",
+            "/tasks/{id}/pushNotificationConfigs/{configId:str}",
+            "DeleteTaskPushNotificationConfig",
+            Method(lambda s: s.delete_push_config, delete_push_config_request, empty_result),
+        ),
+        _route(
+            "GET",
+            "/card",
+            "GetAgentCard",
+            Method(lambda s: s.get_extended_card, get_extended_card_request, agent_card_result),
+        ),
+    ),
+    hint=" (the A2A 1.0 routes are those without the /v1 prefix)",
+)
+"""A2A 0.3 over HTTP+JSON (spec 0.3, sections 3.2.3 and 7), under `/v1`."""

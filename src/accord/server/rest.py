@@ -1,0 +1,276 @@
+"""RestBinding: A2A over HTTP+JSON — the 1.0 routes (also under `/{tenant}`), 0.3's under `/v1`."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+
+from pydantic_core import from_json
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from accord.codecs import VERSION_HEADER, ProtocolVersion, check_named_version, named_version
+from accord.codecs.rest import (
+    JSON_MEDIA_TYPES,
+    RestCodec,
+    RestRoute,
+    http_status,
+    status_body,
+)
+from accord.codecs.rest_v0_3 import REST_V0_3
+from accord.codecs.rest_v1_0 import REST_V1_0
+from accord.errors import (
+    A2AError,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+)
+from accord.runtime import EventRecord
+from accord.server.call_context import CallContext
+from accord.server.http_request import (
+    DEFAULT_MAX_BODY_BYTES,
+    JSON,
+    BodyTooLarge,
+    WrongContentType,
+    check_content_type,
+    last_event_id,
+    read_body,
+)
+from accord.server.service import A2AService
+from accord.server.sse import close_stream, record_frames, sse_event, sse_response
+
+log = logging.getLogger("accord.server")
+
+REST_CODECS = (REST_V0_3, REST_V1_0)
+"""The HTTP+JSON versions served, 0.3 first: a `/v1/...` path is a 0.3 route, never a tenant."""
+
+_RESERVED_TENANTS = frozenset(codec.prefix.strip("/") for codec in REST_CODECS if codec.prefix)
+
+
+class _Segment(Convertor[str]):
+    """One path segment without `:`, so `GET /tasks/x:cancel` is not GetTask of `x:cancel`."""
+
+    regex = "[^/:]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+_SEGMENT = "a2a_segment"
+register_url_convertor(_SEGMENT, _Segment())
+
+
+class MethodNotAllowed(MethodNotFound):
+    """The route exists, but not with this HTTP method (HTTP 405)."""
+
+
+# Errors of the HTTP layer whose status is not the one of their JSON-RPC code.
+_HTTP_STATUS: dict[type[A2AError], tuple[int, str]] = {
+    BodyTooLarge: (413, "RESOURCE_EXHAUSTED"),
+    WrongContentType: (415, "INVALID_ARGUMENT"),
+    MethodNotAllowed: (405, "UNIMPLEMENTED"),
+}
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class RestBinding:
+    """The Starlette routes answering A2A over HTTP+JSON, in every version, for one service.
+
+    The path says which version a request is (see docs/versions.md); the service behind it
+    is the same as JSON-RPC's.
+    """
+
+    def __init__(self, service: A2AService, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES):
+        self.service = service
+        self.max_body_bytes = max_body_bytes
+
+    def routes(self) -> list[Route]:
+        """One Starlette route per path (its verbs together, so a wrong verb is a clean 405)."""
+        routes: list[Route] = []
+        for codec in REST_CODECS:
+            prefixes = [codec.prefix]
+            if codec.tenants:
+                prefixes.append(codec.prefix + "/{tenant}")
+            for prefix in prefixes:  # every untenanted path first: `/tasks/x` is not a tenant
+                by_path: dict[str, dict[str, RestRoute]] = {}
+                for route in codec.routes:
+                    for verb in route.verbs:
+                        by_path.setdefault(route.path, {})[verb] = route
+                for path, by_verb in by_path.items():
+                    endpoint = self._endpoint(codec, by_verb)
+                    routes.append(
+                        Route(_starlette_path(prefix + path), endpoint, methods=[*by_verb])
+                    )
+        return routes
+
+    def _endpoint(self, codec: RestCodec, by_verb: Mapping[str, RestRoute]) -> Endpoint:
+        async def endpoint(request: Request) -> Response:
+            verb = "GET" if request.method == "HEAD" else request.method
+            return await self._serve(request, codec, by_verb[verb])
+
+        return endpoint
+
+    async def _serve(self, request: Request, codec: RestCodec, route: RestRoute) -> Response:
+        method = route.method
+        try:
+            path = dict(request.path_params)
+            tenant = path.pop("tenant", None)
+            if tenant in _RESERVED_TENANTS:
+                raise MethodNotFound(
+                    f"there is no A2A route {request.method} {request.url.path}; /{tenant}/ "
+                    "holds the A2A 0.3 routes (a tenant cannot be named so)"
+                )
+            check_named_version(
+                codec.version,
+                named_version(request.headers, request.query_params),
+                f"{request.method} {codec.prefix}{route.path}",
+                kind="route",
+                hint=codec.hint,
+            )
+            fields = {**await self._fields(request), **path}
+            params = _decode(route, fields)
+            context = CallContext(
+                base_url=str(request.base_url),
+                headers=request.headers,
+                last_event_id=last_event_id(request) if method.streaming else None,
+                tenant=tenant or _tenant_field(fields),
+            )
+            result = await method.operation(self.service)(params, context)
+            if not method.streaming:
+                return Response(
+                    method.encode(result),
+                    headers={VERSION_HEADER: codec.version},
+                    media_type=codec.media_type,
+                )
+            records = await _opened(result)
+        except A2AError as exc:
+            return _error_response(exc, codec.media_type, codec.version)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        except Exception:
+            log.exception("unexpected error serving an HTTP+JSON request")
+            return _error_response(InternalError(), codec.media_type, codec.version)
+        frames = record_frames(records, method.encode, _error_event)
+        return sse_response(frames, {VERSION_HEADER: codec.version})
+
+    async def _fields(self, request: Request) -> dict[str, Any]:
+        """The request's fields: its query parameters (GET, DELETE) or its JSON body (POST)."""
+        if request.method in ("GET", "HEAD", "DELETE"):
+            query = request.query_params
+            return {k: v for k, v in query.items() if v and k != VERSION_HEADER}
+        if "content-type" in request.headers:  # refused before its body is read
+            check_content_type(request, JSON_MEDIA_TYPES)
+        body = await read_body(request, self.max_body_bytes)
+        if not body.strip():
+            return {}  # an empty body (typed JSON or untyped) is an empty request message
+        check_content_type(request, JSON_MEDIA_TYPES)  # a body needs a declared JSON type
+        try:
+            fields = from_json(body)
+        except ValueError as exc:
+            raise ParseError(f"request body is not valid JSON: {exc}") from None
+        if not isinstance(fields, dict):
+            raise InvalidRequest("the request body must be a JSON object")
+        return fields
+
+
+def _starlette_path(template: str) -> str:
+    """A route template with each plain `{field}` limited to a segment without `:`."""
+    return _PLAIN_FIELD.sub(r"{\1:" + _SEGMENT + "}", template)
+
+
+_PLAIN_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def _decode(route: RestRoute, fields: dict[str, Any]) -> Any:
+    try:
+        return route.method.decode(fields)
+    except InvalidParams as exc:
+        raise InvalidParams(f"invalid {route.name} request: {exc.message}", data=exc.data) from None
+
+
+def _tenant_field(fields: Mapping[str, Any]) -> str | None:
+    """The `tenant` member of a request message, when the path names none."""
+    tenant = fields.get("tenant")
+    return tenant if isinstance(tenant, str) and tenant else None
+
+
+async def _opened(records: AsyncIterator[EventRecord]) -> AsyncIterator[EventRecord]:
+    """`records` with their first one fetched: a request refused before its first event gets
+    an HTTP error status, not a stream holding the error."""
+    try:
+        first = await anext(records, None)
+        if first is not None and first.error is not None:
+            raise first.error
+    except BaseException:
+        await close_stream(records)
+        raise
+    return _chained(first, records)
+
+
+async def _chained(
+    first: EventRecord | None, records: AsyncIterator[EventRecord]
+) -> AsyncIterator[EventRecord]:
+    try:
+        if first is not None:
+            yield first
+            async for record in records:
+                yield record
+    finally:
+        await close_stream(records)
+
+
+def _status(error: A2AError) -> tuple[int, str]:
+    return _HTTP_STATUS.get(type(error)) or http_status(error)
+
+
+def _error_event(error: A2AError) -> bytes:
+    """The last event of a stream that fails after it started: its `google.rpc.Status`."""
+    return sse_event(status_body(error, *_status(error)), event="error")
+
+
+def _error_response(
+    error: A2AError,
+    media_type: str = JSON,
+    version: ProtocolVersion | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """`error` as an HTTP status with a `google.rpc.Status` body."""
+    http, status = _status(error)
+    all_headers = {**(headers or {}), **({VERSION_HEADER: version} if version else {})}
+    return Response(status_body(error, http, status), http, all_headers, media_type)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return _error_response(
+        MethodNotFound(
+            f"there is no A2A route {request.method} {request.url.path} (the HTTP+JSON routes"
+            " are in A2A 1.0, section 11; the 0.3 ones start with /v1/)"
+        )
+    )
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    headers = exc.headers if isinstance(exc, HTTPException) and exc.headers else {}
+    allowed = headers.get("Allow", "")
+    return _error_response(
+        MethodNotAllowed(f"{request.url.path} does not take {request.method}; use {allowed}"),
+        headers=headers,
+    )
+
+
+HTTP_ERROR_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    404: _not_found,
+    405: _not_allowed,
+}
+"""Starlette exception handlers giving unknown paths and wrong verbs a `google.rpc.Status`."""

@@ -1,0 +1,371 @@
+"""Real `accord serve` processes: replay after a dropped stream, replicas, crashes, SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from accord import Client
+from accord.types import (
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatusUpdateEvent,
+    new_id,
+)
+from rpc import (
+    JSON_HEADERS,
+    Json,
+    RpcClient,
+    SseEvent,
+    SseStream,
+    connect,
+    request,
+    send_params,
+    text_of,
+)
+from served_process import ServedProcess, accord_serve, accord_servers
+from services import redis_url
+from stores import fresh_pg_schema, pg_schema_url
+
+pytestmark = pytest.mark.processes
+
+TICKER = "accord.samples.ticker:agent"
+RESTARTABLE_TICKER = "accord.samples.ticker:restartable_agent"
+FAST = ("--runner-ttl", "2s", "--graceful-timeout", "5s")
+"""A dead replica's tasks are taken over within seconds; SIGTERM waits at most 5 s."""
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def pg_store() -> AsyncIterator[str]:
+    """A PostgreSQL store URL on a schema of this module's own."""
+    async with fresh_pg_schema() as schema:
+        yield pg_schema_url(schema)
+
+
+@pytest.fixture
+async def redis_bus() -> AsyncIterator[str]:
+    """A Redis bus URL on a stream of this test's own, deleted afterwards."""
+    url = await redis_url()
+    stream = f"accord:test:{new_id()}"
+    yield f"{url}{'&' if '?' in url else '?'}stream={stream}"
+    redis = Redis.from_url(url)
+    try:
+        await redis.delete(stream)
+    finally:
+        await redis.aclose()
+
+
+def replicas(
+    target: str, store: str, bus: str, *options: str
+) -> AbstractContextManager[list[ServedProcess]]:
+    """Two servers of `target` sharing `store` and `bus` (`options` override FAST's)."""
+    return accord_servers(*[(target, "--store", store, "--bus", bus, *FAST, *options)] * 2)
+
+
+def sqlite_store(tmp_path: Path) -> tuple[str, str]:
+    return ("--store", f"sqlite:///{tmp_path}/accord.db")
+
+
+def resume(
+    rpc: RpcClient, task_id: str, after: int | None = None
+) -> AbstractAsyncContextManager[SseStream]:
+    """`tasks/resubscribe`, with `Last-Event-ID: after` when given."""
+    headers = {"Last-Event-ID": str(after)} if after is not None else None
+    return rpc.stream("tasks/resubscribe", {"id": task_id}, headers=headers)
+
+
+async def full_log(rpc: RpcClient, task_id: str) -> list[SseEvent]:
+    """Every logged event of a finished task, replayed from the start (`Last-Event-ID: 0`)."""
+    async with resume(rpc, task_id, after=0) as replay:
+        return await replay.rest()
+
+
+async def through(stream: SseStream, wanted: Callable[[Json], bool]) -> list[SseEvent]:
+    """The events of `stream` up to and including the first whose result is `wanted`."""
+    events = [await stream.next()]
+    while not wanted(events[-1].result):
+        events.append(await stream.next())
+    return events
+
+
+def is_tick(result: Json) -> bool:
+    return result["kind"] == "artifact-update"
+
+
+def ticks(events: list[SseEvent]) -> list[str]:
+    """The ticks the artifact updates among `events` carry, in order."""
+    return [text_of(event.result["artifact"]) for event in events if is_tick(event.result)]
+
+
+def counted(count: int) -> list[str]:
+    return [f"tick {n}" for n in range(1, count + 1)]
+
+
+def artifact_ticks(task: Json) -> list[str]:
+    """The ticks of a task's last artifact (the ticker appends one per tick)."""
+    return [part["text"] for part in task["artifacts"][-1]["parts"]]
+
+
+def final_status(events: list[SseEvent]) -> Json:
+    """The status of the last event, which must be a final status update."""
+    last = events[-1].result
+    assert last["kind"] == "status-update" and last["final"], last
+    status: Json = last["status"]
+    return status
+
+
+def numbered(events: list[SseEvent]) -> list[tuple[int | None, Json]]:
+    return [(event.id, event.result) for event in events]
+
+
+# --- replay after a dropped connection, one SQLite server ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ticker_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with accord_serve(TICKER, *sqlite_store(tmp_path_factory.mktemp("ticker"))) as served:
+        yield served.url
+
+
+async def test_a_dropped_stream_resumes_after_its_last_event_id(ticker_url: str) -> None:
+    async with connect(ticker_url) as rpc:
+        async with rpc.stream("message/stream", send_params("20")) as stream:
+            before = [await stream.next() for _ in range(5)]  # the task, working, 3 ticks
+        task_id = before[0].result["id"]
+        async with resume(rpc, task_id, after=before[-1].id) as stream:
+            after = await stream.rest()
+        logged = await full_log(rpc, task_id)
+
+    assert ticks(before + after) == counted(20)
+    assert numbered(before + after) == numbered(logged)  # nothing missed, nothing twice
+    assert [event.id for event in logged] == list(range(1, len(logged) + 1))
+    assert final_status(after)["state"] == "completed"
+
+
+async def test_the_client_resumes_a_dropped_stream(ticker_url: str) -> None:
+    seen: list[tuple[int | None, StreamEvent]] = []
+    async with Client(ticker_url) as client:
+        async with client.stream("20") as stream:
+            async for event in stream:
+                seen.append((stream.last_event_id, event))
+                if len(seen) == 5:
+                    break
+        task = seen[0][1]
+        assert isinstance(task, Task)
+        async with client.resubscribe(task.id, last_event_id=stream.last_event_id) as resumed:
+            seen.extend([(resumed.last_event_id, event) async for event in resumed])
+
+    events = [event for _, event in seen]
+    assert [event_id for event_id, _ in seen] == list(range(1, len(seen) + 1))
+    chunks = [e.artifact.text for e in events if isinstance(e, TaskArtifactUpdateEvent)]
+    assert chunks == counted(20)
+    assert isinstance(events[-1], TaskStatusUpdateEvent)
+    assert events[-1].final and events[-1].status.state is TaskState.COMPLETED
+
+
+async def test_resuming_after_the_final_event_says_there_is_nothing_more(ticker_url: str) -> None:
+    async with connect(ticker_url) as rpc:
+        async with rpc.stream("message/stream", send_params("2")) as stream:
+            events = await stream.rest()
+        task_id = events[0].result["id"]
+        async with resume(rpc, task_id, after=events[-2].id) as stream:
+            missed = await stream.rest()
+        headers = {**JSON_HEADERS, "Last-Event-ID": str(events[-1].id)}
+        response = await rpc.post(request("tasks/resubscribe", {"id": task_id}), headers=headers)
+
+    assert numbered(missed) == numbered(events[-1:])
+    error = response.json()["error"]
+    assert error["code"] == -32004  # UnsupportedOperation, not an internal error
+    assert error["message"].endswith("is completed; there is nothing to follow")
+
+
+# --- two replicas on PostgreSQL + Redis ------------------------------------------------------
+
+
+async def test_a_stream_started_on_one_replica_continues_on_another(
+    pg_store: str, redis_bus: str
+) -> None:
+    with replicas(TICKER, pg_store, redis_bus) as (a, b):
+        async with connect(a.url) as on_a, connect(b.url) as on_b:
+            async with on_a.stream("message/stream", send_params("30")) as from_a:
+                first = [await from_a.next() for _ in range(4)]  # the task, working, 2 ticks
+                task_id = first[0].result["id"]
+                async with resume(on_b, task_id, after=first[-1].id) as from_b:
+                    on_b_first = await from_b.next()
+                    seen_on_b = await on_b.get_task(task_id)
+                    rest_a, rest_b = await asyncio.gather(from_a.rest(), from_b.rest())
+            logged = await full_log(on_b, task_id)
+
+    assert numbered([on_b_first, *rest_b]) == numbered(rest_a)  # same events, same numbers
+    assert numbered(first + rest_a) == numbered(logged)
+    assert final_status(rest_b)["state"] == "completed"
+    # B read the task from the store while A ran it: at least as far as B's stream had come.
+    assert seen_on_b["status"]["state"] == "working"
+    shown = artifact_ticks(seen_on_b)
+    assert shown == counted(len(shown)) and len(shown) >= len(ticks([*first, on_b_first]))
+
+
+async def test_cancel_sent_to_one_replica_stops_the_agent_on_another(
+    pg_store: str, redis_bus: str
+) -> None:
+    with replicas(TICKER, pg_store, redis_bus) as (a, b):
+        async with connect(a.url) as on_a, connect(b.url) as on_b:
+            async with on_a.stream("message/stream", send_params("1000")) as from_a:
+                first = await through(from_a, is_tick)
+                task_id = first[0].result["id"]
+                canceled = await on_b.result("tasks/cancel", {"id": task_id})
+                rest = await from_a.rest()
+            on_a_task = await on_a.get_task(task_id)
+            on_b_task = await on_b.get_task(task_id)
+            logged = await full_log(on_b, task_id)
+
+    assert canceled["status"]["state"] == "canceled"
+    assert final_status(rest)["state"] == "canceled"
+    assert numbered(first + rest) == numbered(logged)  # nothing after the cancel
+    assert on_a_task["status"]["state"] == on_b_task["status"]["state"] == "canceled"
+    assert artifact_ticks(on_a_task) == artifact_ticks(on_b_task) == ticks(first + rest)
+    assert "no replica canceled" not in b.output  # A's runtime canceled it, not B on its own
+    assert "Traceback" not in a.output + b.output
+
+
+async def test_a_stream_ended_by_sigterm_resumes_on_another_replica(
+    pg_store: str, redis_bus: str
+) -> None:
+    with replicas(TICKER, pg_store, redis_bus, "--graceful-timeout", "1s") as (a, b):
+        async with connect(a.url) as on_a, connect(b.url) as on_b:
+            async with on_a.stream("message/stream", send_params("1000")) as from_a:
+                seen = await through(from_a, is_tick)
+                _, rest = await asyncio.gather(
+                    asyncio.to_thread(a.stop, signal.SIGTERM), from_a.rest()
+                )
+            seen += rest
+            task_id = seen[0].result["id"]
+            async with resume(on_b, task_id, after=seen[-1].id) as from_b:
+                resumed = await from_b.rest()
+            logged = await full_log(on_b, task_id)
+
+    assert not any(event.result.get("final") for event in seen)  # A ended the stream early
+    assert numbered(seen + resumed) == numbered(logged)  # B picked it up where it ended
+    status = final_status(resumed)
+    assert status["state"] == "failed"  # A handed the task over; B ended it
+    assert "server running this task stopped" in text_of(status["message"])
+
+
+# --- a replica dies --------------------------------------------------------------------------
+
+
+async def follow_through_a_crash(a: ServedProcess, b: ServedProcess, count: int) -> list[SseEvent]:
+    """Start a ticker of `count` on A, follow it on B, kill A once B saw a tick; B's events."""
+    async with connect(a.url) as on_a, connect(b.url) as on_b:
+        task = await on_a.send(str(count), configuration={"blocking": False})
+        async with resume(on_b, task["id"]) as follower:
+            events = await through(follower, is_tick)
+            a.kill()
+            events += await follower.rest()
+    return events
+
+
+async def test_a_dead_replicas_task_fails_on_another(pg_store: str, redis_bus: str) -> None:
+    with replicas(TICKER, pg_store, redis_bus) as (a, b):
+        events = await follow_through_a_crash(a, b, 1000)
+        async with connect(b.url) as on_b:
+            task = await on_b.get_task(events[0].result["id"])
+
+    status = final_status(events)
+    assert status["state"] == "failed"
+    assert "server running this task stopped" in text_of(status["message"])
+    assert task["status"] == status
+
+
+async def test_a_dead_replicas_restartable_task_runs_again_on_another(
+    pg_store: str, redis_bus: str
+) -> None:
+    with replicas(RESTARTABLE_TICKER, pg_store, redis_bus) as (a, b):
+        events = await follow_through_a_crash(a, b, 10)
+        async with connect(b.url) as on_b:
+            task = await on_b.get_task(events[0].result["id"])
+
+    assert final_status(events)["state"] == "completed"
+    notes = [
+        text_of(event.result["status"]["message"])
+        for event in events
+        if event.result["kind"] == "status-update" and event.result["status"].get("message")
+    ]
+    assert any("Resumed" in note for note in notes)
+    assert task["status"]["state"] == "completed"
+    assert artifact_ticks(task) == counted(10)  # the second run counted all the way
+
+
+# --- one SQLite server: a crash and a restart, SIGTERM ----------------------------------------
+
+
+async def test_a_killed_server_keeps_its_tasks_and_fails_the_interrupted_one(
+    tmp_path: Path,
+) -> None:
+    store = sqlite_store(tmp_path)
+    with accord_serve(TICKER, *store, *FAST) as server:
+        async with connect(server.url) as rpc:
+            done = await rpc.send("2")
+            async with rpc.stream("message/stream", send_params("1000")) as stream:
+                seen = await through(stream, is_tick)
+                server.kill()
+    interrupted_id = seen[0].result["id"]
+
+    with accord_serve(TICKER, *store, *FAST) as restarted:
+        async with connect(restarted.url) as rpc:
+            assert await rpc.get_task(done["id"]) == done
+            # From the last event seen: whether or not the task was taken over yet, what
+            # followed it (the ticks logged before the crash, then the failure) comes next.
+            async with resume(rpc, interrupted_id, after=seen[-1].id) as follower:
+                events = await follower.rest()
+            interrupted = await rpc.get_task(interrupted_id)
+
+    assert done["status"]["state"] == "completed" and artifact_ticks(done) == counted(2)
+    assert [event.id for event in seen + events] == list(range(1, len(seen + events) + 1))
+    status = final_status(events)
+    assert status["state"] == "failed"
+    assert "server running this task stopped" in text_of(status["message"])
+    assert interrupted["status"] == status
+    assert artifact_ticks(interrupted) == ticks(seen + events)
+
+
+async def test_sigterm_lets_streams_finish_ends_the_rest_cleanly_and_keeps_the_tasks(
+    tmp_path: Path,
+) -> None:
+    store = sqlite_store(tmp_path)
+    with accord_serve(TICKER, *store, *FAST, "--graceful-timeout", "3s") as server:
+        async with (
+            connect(server.url) as rpc,
+            rpc.stream("message/stream", send_params("5")) as short,
+            rpc.stream("message/stream", send_params("1000")) as long,
+        ):
+            short_seen = await through(short, is_tick)
+            long_seen = await through(long, is_tick)
+            exit_code, short_rest, long_rest = await asyncio.gather(
+                asyncio.to_thread(server.stop, signal.SIGTERM), short.rest(), long.rest()
+            )
+    long_seen += long_rest
+
+    assert exit_code in (0, -signal.SIGTERM)  # uvicorn exits by the signal it was sent
+    assert "Application shutdown complete" in server.output
+    assert "Traceback" not in server.output
+    assert ticks(short_seen + short_rest) == counted(5)  # within the grace period: finished
+    assert final_status(short_rest)["state"] == "completed"
+    assert not any(event.result.get("final") for event in long_seen)  # cut short, cleanly
+    with accord_serve(TICKER, *store, *FAST) as restarted:
+        async with connect(restarted.url) as rpc:
+            finished = await rpc.get_task(short_seen[0].result["id"])
+            unfinished = await rpc.get_task(long_seen[0].result["id"])
+    assert finished["status"]["state"] == "completed"
+    assert artifact_ticks(finished) == counted(5)
+    shown = artifact_ticks(unfinished)
+    assert shown == counted(len(shown)) and len(shown) >= len(ticks(long_seen))
