@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from accord.agents.executor import AgentExecutor
+from accord.extensions.base import Extension
 from accord.types import (
     AgentCapabilities,
     AgentCard,
@@ -34,7 +35,7 @@ class Agent:
         output_modes: Sequence[str] = ("text/plain",),
         streaming: bool = True,
         push_notifications: bool = False,
-        extensions: Sequence[AgentExtension] = (),
+        extensions: Sequence[Extension | AgentExtension] = (),
         provider: AgentProvider | None = None,
         documentation_url: str | None = None,
         icon_url: str | None = None,
@@ -44,6 +45,8 @@ class Agent:
     ) -> None:
         self.executor = executor
         self.extended_card = extended_card
+        self.extensions = [e for e in extensions if isinstance(e, Extension)]
+        """The extensions this agent implements (card-only entries are not listed here)."""
         self._card = AgentCard(
             name=name,
             description=description or name,
@@ -53,7 +56,8 @@ class Agent:
                 streaming=streaming,
                 push_notifications=push_notifications,
                 state_transition_history=False,
-                extensions=list(extensions) or None,
+                extensions=[e.card_entry() if isinstance(e, Extension) else e for e in extensions]
+                or None,
             ),
             default_input_modes=list(input_modes),
             default_output_modes=list(output_modes),

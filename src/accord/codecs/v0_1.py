@@ -10,6 +10,7 @@ from pydantic import Field
 from pydantic_core import from_json, to_json
 
 from accord.codecs.base import JsonRpcCodec, Method, field_error, params_object, validate
+from accord.codecs.v0_3 import legacy_error
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import A2AError
 from accord.runtime.records import EventRecord
@@ -316,4 +317,4 @@ class V01Codec(JsonRpcCodec):
     }
 
     def error(self, error: A2AError) -> bytes:
-        return error.to_error_object().to_json()
+        return legacy_error(error)

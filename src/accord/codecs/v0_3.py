@@ -6,19 +6,35 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import TypeAdapter
 from pydantic_core import to_json
 
-from accord.codecs.base import JsonRpcCodec, Method, no_params, params_object, validate
+from accord.codecs.base import (
+    ClientCall,
+    ClientCodec,
+    JsonRpcCodec,
+    Method,
+    ignored,
+    no_params,
+    nothing,
+    params_object,
+    validate,
+    validated,
+)
 from accord.codecs.versions import ProtocolVersion
-from accord.errors import A2AError
+from accord.errors import A2AError, ExtensionSupportRequired, InvalidRequest
 from accord.runtime.records import EventRecord
 from accord.types import (
     A2AModel,
     AgentCard,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
+    JSONRPCError,
     ListTaskPushNotificationConfigParams,
     MessageSendParams,
+    SendResult,
+    StreamEvent,
+    Task,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
@@ -90,4 +106,53 @@ class V03Codec(JsonRpcCodec):
     }
 
     def error(self, error: A2AError) -> bytes:
-        return error.to_error_object().to_json()
+        return legacy_error(error)
+
+
+def legacy_error(error: A2AError) -> bytes:
+    """The error object of the 0.x versions, which have no code for a missing extension."""
+    if isinstance(error, ExtensionSupportRequired):
+        error = InvalidRequest(error.message, data=error.data)
+    return error.to_error_object().to_json()
+
+
+# --- the client's direction: the canonical JSON both ways ------------------------------------
+
+_SEND_RESULT: TypeAdapter[Any] = TypeAdapter(SendResult)
+_STREAM_EVENT: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
+_TASK = TypeAdapter(Task)
+_PUSH_CONFIG = TypeAdapter(TaskPushNotificationConfig)
+
+
+def error_from_object(error: Any) -> A2AError:
+    """The A2AError a JSON-RPC error object received stands for."""
+    return A2AError.from_error_object(JSONRPCError.model_validate(error))
+
+
+def _configs(result: Any) -> list[TaskPushNotificationConfig]:
+    return TypeAdapter(list[TaskPushNotificationConfig]).validate_python(result)
+
+
+def _card(result: Any) -> AgentCard:
+    return AgentCard.model_validate(result)
+
+
+CLIENT: ClientCodec[None] = ClientCodec(
+    version=ProtocolVersion.V0_3,
+    send=ClientCall("message/send", A2AModel.to_wire, validated(_SEND_RESULT)),
+    stream=ClientCall("message/stream", A2AModel.to_wire, validated(_STREAM_EVENT)),
+    get_task=ClientCall("tasks/get", A2AModel.to_wire, validated(_TASK)),
+    cancel_task=ClientCall("tasks/cancel", A2AModel.to_wire, validated(_TASK)),
+    resubscribe=ClientCall("tasks/resubscribe", A2AModel.to_wire, validated(_STREAM_EVENT)),
+    set_push_config=ClientCall(
+        "tasks/pushNotificationConfig/set", A2AModel.to_wire, validated(_PUSH_CONFIG)
+    ),
+    get_push_config=ClientCall(
+        "tasks/pushNotificationConfig/get", A2AModel.to_wire, validated(_PUSH_CONFIG)
+    ),
+    list_push_configs=ClientCall("tasks/pushNotificationConfig/list", A2AModel.to_wire, _configs),
+    delete_push_config=ClientCall("tasks/pushNotificationConfig/delete", A2AModel.to_wire, ignored),
+    get_extended_card=ClientCall("agent/getAuthenticatedExtendedCard", nothing, _card),
+    error=error_from_object,
+)
+"""A2A 0.3 JSON-RPC as a client calls it."""

@@ -32,9 +32,12 @@ class Activation:
     def uris(self) -> list[str]:
         return [extension.uri for extension in self.active]
 
-    def header_value(self) -> str:
-        """What the response header lists: every extension activated for this request."""
-        return ", ".join(self.uris)
+    def response_headers(self) -> dict[str, str]:
+        """The headers telling the client which extensions this request activated."""
+        if not self.active:
+            return {}
+        value = ", ".join(self.uris)
+        return {name: value for name in REQUEST_HEADERS}
 
 
 def negotiate(supported: Sequence[Extension], requested: Iterable[str]) -> Activation:

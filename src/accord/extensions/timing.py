@@ -14,11 +14,13 @@ Its card entry carries `params: {"clock": "UTC"}`.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accord.extensions.base import Extension, ExtensionMethod
-from accord.server.call_context import CallContext
 from accord.types import Message, MessageSendParams, Task, utc_now
+
+if TYPE_CHECKING:
+    from accord.server.call_context import CallContext
 
 TIMING_URI = "urn:accord:ext:timing:v1"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic_core import from_json
@@ -40,7 +41,7 @@ from accord.server.http_request import (
 )
 from accord.server.service import A2AService
 from accord.server.sse import record_frames, sse_event, sse_response
-from accord.types import JsonRpcId
+from accord.types import A2AModel, JsonRpcId
 
 log = logging.getLogger("accord.server")
 
@@ -60,6 +61,7 @@ class JsonRpcBinding:
 
     async def handle(self, request: Request) -> Response:
         request_id: JsonRpcId = None
+        extension_headers: dict[str, str] = {}
         named = named_version(request.headers, request.query_params)
         # Errors before the method is known are shaped as the version the request names.
         codec = CODECS[version_hint(request.headers, request.query_params)]
@@ -68,25 +70,34 @@ class JsonRpcBinding:
             call = _parse_object(await read_body(request, self.max_body_bytes))
             request_id = _request_id(call)
             method_name = _method(call)
-            found = jsonrpc_codec_of(method_name, named)
-            if found is None:
-                raise MethodNotFound(
-                    f"method {method_name!r} does not exist; see the A2A method list"
-                )
-            codec, method = found, found.methods[method_name]
-            check_named_version(codec.version, named, method_name)
-            params = _decode(method, call.get("params"), method_name)
+            activation = self.service.activate_extensions(request.headers)
+            extension_headers = activation.response_headers()
             context = CallContext(
                 base_url=str(request.base_url),
                 headers=request.headers,
                 last_event_id=last_event_id(request),
+                extensions=activation.active,
             )
+            found = jsonrpc_codec_of(method_name, named)
+            if found is None:
+                added = self.service.extension_method(method_name)
+                if added is None:
+                    raise MethodNotFound(
+                        f"method {method_name!r} does not exist; see the A2A method list"
+                    )
+                result = await added(call.get("params"), context)
+                body = _success(_id_json(request_id), _plain_json(result))
+                return _json_response(body, codec, headers=extension_headers)
+            codec, method = found, found.methods[method_name]
+            check_named_version(codec.version, named, method_name)
+            params = _decode(method, call.get("params"), method_name)
             result = await method.operation(self.service)(params, context)
             if not method.streaming:
                 body = _success(_id_json(request_id), method.encode(result))
-                return _json_response(body, codec)
+                return _json_response(body, codec, headers=extension_headers)
         except A2AError as exc:
-            return _error_response(codec, request_id, exc, _HTTP_STATUS.get(type(exc), 200))
+            status = _HTTP_STATUS.get(type(exc), 200)
+            return _error_response(codec, request_id, exc, status, extension_headers)
         except ClientDisconnect:
             return Response(status_code=400)
         except Exception:
@@ -98,7 +109,7 @@ class JsonRpcBinding:
             lambda record: _success(id_json, method.encode(record)),
             lambda error: sse_event(_error_json(codec, id_json, error)),
         )
-        return sse_response(frames, {VERSION_HEADER: codec.version})
+        return sse_response(frames, {VERSION_HEADER: codec.version, **extension_headers})
 
 
 def _parse_object(body: bytes) -> dict[str, Any]:
@@ -150,12 +161,29 @@ def _error_json(codec: JsonRpcCodec, id_json: bytes, error: A2AError) -> bytes:
     return b'{"jsonrpc":"2.0","id":' + id_json + b',"error":' + codec.error(error) + b"}"
 
 
-def _json_response(body: bytes, codec: JsonRpcCodec, status_code: int = 200) -> Response:
-    headers = {VERSION_HEADER: codec.version}
-    return Response(body, status_code, headers=headers, media_type=JSON)
+def _plain_json(result: Any) -> bytes:
+    """The JSON of an extension method's result (protocol objects in their wire form)."""
+    if isinstance(result, A2AModel):
+        return result.to_json()
+    return json.dumps(result, separators=(",", ":")).encode()
+
+
+def _json_response(
+    body: bytes,
+    codec: JsonRpcCodec,
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    all_headers = {VERSION_HEADER: codec.version, **(headers or {})}
+    return Response(body, status_code, headers=all_headers, media_type=JSON)
 
 
 def _error_response(
-    codec: JsonRpcCodec, request_id: JsonRpcId, error: A2AError, status_code: int = 200
+    codec: JsonRpcCodec,
+    request_id: JsonRpcId,
+    error: A2AError,
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
 ) -> Response:
-    return _json_response(_error_json(codec, _id_json(request_id), error), codec, status_code)
+    body = _error_json(codec, _id_json(request_id), error)
+    return _json_response(body, codec, status_code, headers)

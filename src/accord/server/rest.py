@@ -138,6 +138,8 @@ class RestBinding:
                 kind="route",
                 hint=codec.hint,
             )
+            activation = self.service.activate_extensions(request.headers)
+            headers = {VERSION_HEADER: codec.version, **activation.response_headers()}
             fields = {**await self._fields(request), **path}
             params = _decode(route, fields)
             context = CallContext(
@@ -145,14 +147,11 @@ class RestBinding:
                 headers=request.headers,
                 last_event_id=last_event_id(request) if method.streaming else None,
                 tenant=tenant or _tenant_field(fields),
+                extensions=activation.active,
             )
             result = await method.operation(self.service)(params, context)
             if not method.streaming:
-                return Response(
-                    method.encode(result),
-                    headers={VERSION_HEADER: codec.version},
-                    media_type=codec.media_type,
-                )
+                return Response(method.encode(result), headers=headers, media_type=codec.media_type)
             records = await _opened(result)
         except A2AError as exc:
             return _error_response(exc, codec.media_type, codec.version)
@@ -162,7 +161,7 @@ class RestBinding:
             log.exception("unexpected error serving an HTTP+JSON request")
             return _error_response(InternalError(), codec.media_type, codec.version)
         frames = record_frames(records, method.encode, _error_event)
-        return sse_response(frames, {VERSION_HEADER: codec.version})
+        return sse_response(frames, headers)
 
     async def _fields(self, request: Request) -> dict[str, Any]:
         """The request's fields: its query parameters (GET, DELETE) or its JSON body (POST)."""

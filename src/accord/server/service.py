@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from accord.agents.agent import Agent
 from accord.errors import (
     AuthenticatedExtendedCardNotConfigured,
     ContentTypeNotSupported,
+    ExtensionSupportRequired,
     PushNotificationNotSupported,
     TaskNotFound,
     UnsupportedOperation,
 )
+from accord.extensions import Activation, ExtensionMethod, negotiate, requested_extensions
 from accord.runtime import EventRecord, Execution, TaskRuntime
 from accord.server.call_context import CallContext
 from accord.server.interfaces import ServedInterfaces
@@ -61,20 +63,20 @@ class A2AService:
         With `create_if_missing`, a message naming a task that does not exist starts it under
         that id (A2A 0.1, whose clients choose task ids); otherwise that is TaskNotFound.
         """
-        execution = await self._start(params, create_if_missing)
+        execution = await self._start(params, call, create_if_missing)
         blocking = params.configuration is None or params.configuration.blocking is not False
         try:
             async for record in execution:
                 if record.error is not None:
                     raise record.error
                 if isinstance(record.event, Message) and record.seq == 0:
-                    return record.event
+                    return await _shaped(record.event, params, call)
                 if record.final or not blocking:
                     break
         finally:
             execution.close()
         task = await self.runtime.get_task(execution.task_id)
-        return with_history(task, _history_length(params))
+        return await _shaped(with_history(task, _history_length(params)), params, call)
 
     async def stream_message(
         self, params: MessageSendParams, call: CallContext, *, create_if_missing: bool = False
@@ -84,7 +86,7 @@ class A2AService:
         `create_if_missing` as for `send_message`.
         """
         self._require_streaming()
-        return await self._start(params, create_if_missing)
+        return await self._start(params, call, create_if_missing)
 
     async def get_task(self, params: TaskQueryParams, call: CallContext) -> Task:
         """A task's current state."""
@@ -158,7 +160,31 @@ class A2AService:
             )
         return self.interfaces.card(card, call.base_url)
 
-    async def _start(self, params: MessageSendParams, create_if_missing: bool) -> Execution:
+    def activate_extensions(self, headers: Mapping[str, str]) -> Activation:
+        """The agent's extensions a request activates by its headers (A2A-Extensions or
+        X-A2A-Extensions); ExtensionSupportRequired when it leaves out a required one."""
+        activation = negotiate(self.agent.extensions, requested_extensions(headers))
+        if activation.missing_required:
+            raise ExtensionSupportRequired(
+                "this agent requires the extension(s) "
+                f"{', '.join(activation.missing_required)}: activate them with the "
+                "A2A-Extensions header (X-A2A-Extensions for A2A 0.3)"
+            )
+        return activation
+
+    def extension_method(self, name: str) -> ExtensionMethod | None:
+        """The method an extension of the agent adds under `name`, if any."""
+        for extension in self.agent.extensions:
+            method = extension.methods.get(name)
+            if method is not None:
+                return method
+        return None
+
+    async def _start(
+        self, params: MessageSendParams, call: CallContext, create_if_missing: bool
+    ) -> Execution:
+        for extension in call.extensions:
+            await extension.shape_request(params, call)
         self._check_output_modes(params)
         push = params.configuration.push_notification_config if params.configuration else None
         if push:
@@ -226,3 +252,12 @@ async def _primed(records: AsyncIterator[EventRecord]) -> AsyncIterator[EventRec
             yield record
 
     return chained()
+
+
+async def _shaped(
+    result: Task | Message, params: MessageSendParams, call: CallContext
+) -> Task | Message:
+    """`result` after each activated extension looked at it."""
+    for extension in call.extensions:
+        result = await extension.shape_result(result, params, call)
+    return result
