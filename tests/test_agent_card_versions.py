@@ -290,13 +290,13 @@ async def test_the_card_lists_every_binding_and_version_served(
         {"url": root, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
         {"url": root, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
         {"url": root, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
-        {"url": base_url + "/v1", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
+        {"url": root, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
     ]
     assert (card["url"], card["preferredTransport"]) == (root, "JSONRPC")
     assert card["protocolVersion"] == "0.3.0"
     assert card["additionalInterfaces"] == [
         {"url": root, "transport": "JSONRPC"},
-        {"url": base_url + "/v1", "transport": "HTTP+JSON"},
+        {"url": root, "transport": "HTTP+JSON"},
     ]
 
 
@@ -311,7 +311,8 @@ async def probe(http: httpx.AsyncClient, interface: Json) -> Json:
         assert response.headers["a2a-version"] == version
         error: Json = response.json()["error"]
         return error
-    response = await http.get(url.rstrip("/") + "/tasks/nope", headers=headers)
+    prefix = "/v1" if version == "0.3" else ""  # 0.3's HTTP+JSON paths start with /v1
+    response = await http.get(url.rstrip("/") + prefix + "/tasks/nope", headers=headers)
     assert response.status_code == 404
     found: Json = response.json()
     return found
@@ -341,7 +342,7 @@ async def test_the_interfaces_are_at_the_public_url() -> None:
         ("JSONRPC", "1.0"): "https://agents.example.com/a2a",
         ("HTTP+JSON", "1.0"): "https://agents.example.com/a2a",
         ("JSONRPC", "0.3"): "https://agents.example.com/a2a",
-        ("HTTP+JSON", "0.3"): "https://agents.example.com/a2a/v1",
+        ("HTTP+JSON", "0.3"): "https://agents.example.com/a2a",
     }
     assert card["url"] == "https://agents.example.com/a2a"
     assert extended["supportedInterfaces"] == card["supportedInterfaces"]

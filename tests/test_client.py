@@ -313,7 +313,7 @@ async def test_request_ids_are_increasing_integers(
     echo_url: str, logged_http: tuple[httpx.AsyncClient, RequestLog]
 ) -> None:
     http, log = logged_http
-    async with Client(echo_url, http_client=http) as client:
+    async with Client(echo_url, http_client=http, version="0.3") as client:  # 0.3 bodies
         task = await client.send("one", metadata={"trace": "t-1"}, accepted_output_modes=["text/*"])
         await client.get_task(task.id)
         async for _ in client.stream("two", history_length=2):

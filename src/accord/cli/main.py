@@ -44,6 +44,16 @@ AgentUrl = Annotated[
 JsonOutput = Annotated[
     bool, typer.Option("--json", help="Print the wire JSON (one line per object).")
 ]
+TransportOption = Annotated[
+    str | None,
+    typer.Option(
+        "--transport", help="Use the card's interface of this binding: JSONRPC or HTTP+JSON."
+    ),
+]
+VersionOption = Annotated[
+    str | None,
+    typer.Option("--version", help="Use the card's interface of this A2A version: 1.0 or 0.3."),
+]
 StoreUrl = Annotated[
     str,
     typer.Option(
@@ -142,7 +152,7 @@ def db_upgrade(store: StoreUrl = DEFAULT_STORE_URL) -> None:
 @app.command()
 @reports_errors
 def card(url: AgentUrl, json_output: JsonOutput = False) -> None:
-    """Show an agent's card."""
+    """Show an agent's card, with every interface it offers (binding, version, URL)."""
     with SyncClient(url) as client:
         agent_card = client.get_card()
     if json_output:
@@ -171,12 +181,18 @@ def send(
         str | None, typer.Option(help="Attach structured data: a JSON object.", show_default=False)
     ] = None,
     json_output: JsonOutput = False,
+    transport: TransportOption = None,
+    version: VersionOption = None,
 ) -> None:
-    """Send a message to an agent and show its answer."""
+    """Send a message to an agent and show its answer.
+
+    The first interface of the card accord speaks is used, unless --transport or --version
+    pick another.
+    """
     parts: list[Part] = [file_part(path) for path in files or ()]
     if data is not None:
         parts.append(data_part(data))
-    with SyncClient(url) as client:
+    with SyncClient(url, transport=transport, version=version) as client:
         if not stream:
             result = client.send(text, parts=parts, task_id=task_id, context_id=context_id)
             print_result(result, json_output)

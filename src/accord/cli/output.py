@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from accord.client.interfaces import card_interfaces, describe
 from accord.types import (
     A2AModel,
     AgentCard,
@@ -91,6 +92,9 @@ def show_card(console: Console, card: AgentCard) -> None:
     console.print(Text(f"{card.name} {card.version}", style="bold"))
     console.print(card.description)
     console.print(labelled("url:", card.url))
+    console.print(Text("interfaces:", style="bold"))
+    for interface in card_interfaces(card):
+        console.print(f"  {describe(interface)}", markup=False)
     capabilities = card.capabilities
     flags = {
         "streaming": capabilities.streaming,

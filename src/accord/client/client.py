@@ -1,51 +1,58 @@
-"""Client: the async A2A client over JSON-RPC, from an agent's URL to typed results."""
+"""Client: the async A2A client, from an agent's URL to typed results over the interface chosen."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import aclosing
+from datetime import datetime
 from types import TracebackType
 from typing import TypeVar
 
 import httpx
-from pydantic import TypeAdapter
 
 from accord.client.card_resolver import fetch_card
 from accord.client.event_stream import EventStream, IdentifiedEvents
-from accord.client.interfaces import jsonrpc_url
+from accord.client.interfaces import select_interface
 from accord.client.messages import send_params, user_message
-from accord.client.transport import JsonRpcTransport
+from accord.client.transports import TRANSPORTS, Transport, open_transport
+from accord.codecs.base import ClientCall
+from accord.errors import A2AClientError
+from accord.server.service import ListTasksParams
+from accord.store.query import DEFAULT_PAGE_SIZE, TaskPage, TaskQuery
 from accord.types import (
-    A2AModel,
     AgentCard,
+    AgentInterface,
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
     Message,
     Metadata,
     Part,
-    SendResult,
+    PushNotificationConfig,
     StreamEvent,
     Task,
     TaskIdParams,
+    TaskPushNotificationConfig,
     TaskQueryParams,
+    TaskState,
 )
 
-T = TypeVar("T")
+P = TypeVar("P")
+R = TypeVar("R")
 
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
 """Per network operation; streams stay open as long as events or keep-alives keep coming."""
 
-_TASK = TypeAdapter(Task)
-_CARD = TypeAdapter(AgentCard)
-_SEND_RESULT: TypeAdapter[Task | Message] = TypeAdapter(SendResult)
-_STREAM_EVENT: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
-
 
 class Client:
-    """Talks to one A2A agent over JSON-RPC.
+    """Talks to one A2A agent over the interface its card offers first that accord speaks.
 
     `url` is the agent's base URL (or the URL of its card). The card is fetched on the first
-    call and calls go to the JSON-RPC URL it declares. Use as `async with Client(url) as c:`.
-    `http_client` lets you bring your own httpx client (then `timeout` is its business, and
-    closing it stays yours); `headers` go with every request.
+    call; calls go to the first of its interfaces (in the card's order) that accord speaks
+    (JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3/0.2) and that has the `transport` ("JSONRPC",
+    "HTTP+JSON") and `version` ("1.0", "0.3") asked for, if any are. Use as
+    `async with Client(url) as c:`. `http_client` lets you bring your own httpx client (then
+    `timeout` is its business, and closing it stays yours); `headers` go with every request.
     """
 
     def __init__(
@@ -56,13 +63,21 @@ class Client:
         headers: Mapping[str, str] | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
         card: AgentCard | None = None,
+        transport: str | None = None,
+        version: str | None = None,
     ) -> None:
         self.url = url
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else httpx.AsyncClient(timeout=timeout)
         self._headers = dict(headers or {})
-        self._transport = JsonRpcTransport(self._http, self._headers)
         self._card = card
+        self._wanted = (transport, version)
+        self._transport: Transport | None = None
+
+    @property
+    def interface(self) -> AgentInterface | None:
+        """The interface calls go to, once chosen (on the first call)."""
+        return self._transport.interface if self._transport else None
 
     @property
     def card(self) -> AgentCard | None:
@@ -107,7 +122,8 @@ class Client:
             accepted_output_modes=accepted_output_modes,
             metadata=metadata,
         )
-        return await self._call("message/send", params, _SEND_RESULT)
+        transport = await self.transport()
+        return await transport.call(transport.codec.send, params)
 
     def stream(
         self,
@@ -140,16 +156,18 @@ class Client:
             accepted_output_modes=accepted_output_modes,
             metadata=metadata,
         )
-        return EventStream(self._follow("message/stream", params))
+        return EventStream(self._follow(lambda t: t.codec.stream, params))
 
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
         """The current state of a task (`tasks/get`), with at most `history_length` messages."""
+        transport = await self.transport()
         params = TaskQueryParams(id=task_id, history_length=history_length)
-        return await self._call("tasks/get", params, _TASK)
+        return await transport.call(transport.codec.get_task, params)
 
     async def cancel_task(self, task_id: str) -> Task:
         """Cancel a task that has not finished (`tasks/cancel`)."""
-        return await self._call("tasks/cancel", TaskIdParams(id=task_id), _TASK)
+        transport = await self.transport()
+        return await transport.call(transport.codec.cancel_task, TaskIdParams(id=task_id))
 
     def resubscribe(self, task_id: str, *, last_event_id: int | None = None) -> EventStream:
         """Follow a running task again (`tasks/resubscribe`): the task, then each change.
@@ -158,11 +176,80 @@ class Client:
         the events that came after that one (each exactly once) instead of the task.
         """
         params = TaskIdParams(id=task_id)
-        return EventStream(self._follow("tasks/resubscribe", params, last_event_id))
+        return EventStream(self._follow(lambda t: t.codec.resubscribe, params, last_event_id))
 
     async def get_extended_card(self) -> AgentCard:
         """The card for authenticated clients (`agent/getAuthenticatedExtendedCard`)."""
-        return await self._call("agent/getAuthenticatedExtendedCard", None, _CARD)
+        transport = await self.transport()
+        return await transport.call(transport.codec.get_extended_card, None)
+
+    async def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        state: TaskState | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        page_token: str | None = None,
+        history_length: int | None = None,
+        updated_after: datetime | None = None,
+        include_artifacts: bool = False,
+    ) -> TaskPage:
+        """One page of the agent's tasks, most recently updated first (`ListTasks`, A2A 1.0).
+
+        Pass the page's `next_page_token` as `page_token` for the next page (empty: the last).
+        """
+        transport = await self.transport()
+        call = transport.codec.list_tasks
+        if call is None:
+            raise A2AClientError(
+                f"listing tasks needs A2A 1.0; {transport.url} speaks {transport.codec.version}"
+            )
+        query = TaskQuery(context_id, state, updated_after, page_size, page_token)
+        page: TaskPage = await transport.call(
+            call, ListTasksParams(query, history_length, include_artifacts)
+        )
+        return page
+
+    async def set_push_config(
+        self, task_id: str, config: PushNotificationConfig
+    ) -> TaskPushNotificationConfig:
+        """Save a webhook for a task; the config comes back with its id."""
+        transport = await self.transport()
+        params = TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
+        return await transport.call(transport.codec.set_push_config, params)
+
+    async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
+        """One of a task's webhooks."""
+        transport = await self.transport()
+        params = GetTaskPushNotificationConfigParams(
+            id=task_id, push_notification_config_id=config_id
+        )
+        return await transport.call(transport.codec.get_push_config, params)
+
+    async def list_push_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
+        """Every webhook of a task."""
+        transport = await self.transport()
+        params = ListTaskPushNotificationConfigParams(id=task_id)
+        return await transport.call(transport.codec.list_push_configs, params)
+
+    async def delete_push_config(self, task_id: str, config_id: str) -> None:
+        """Forget one of a task's webhooks (forgetting one that is not there succeeds)."""
+        transport = await self.transport()
+        params = DeleteTaskPushNotificationConfigParams(
+            id=task_id, push_notification_config_id=config_id
+        )
+        await transport.call(transport.codec.delete_push_config, params)
+
+    async def transport(self) -> Transport:
+        """The transport of the interface chosen from the card (chosen on the first call)."""
+        if self._transport is None:
+            card = await self.get_card()
+            wanted_transport, wanted_version = self._wanted
+            interface = select_interface(
+                card, frozenset(TRANSPORTS), transport=wanted_transport, version=wanted_version
+            )
+            self._transport = open_transport(self._http, interface, self._headers)
+        return self._transport
 
     async def aclose(self) -> None:
         """Close the HTTP client, unless it was given to us."""
@@ -180,19 +267,14 @@ class Client:
     ) -> None:
         await self.aclose()
 
-    async def _endpoint(self) -> str:
-        return jsonrpc_url(await self.get_card())
-
-    async def _call(self, method: str, params: A2AModel | None, result: TypeAdapter[T]) -> T:
-        return await self._transport.call(await self._endpoint(), method, params, result)
-
     async def _follow(
-        self, method: str, params: A2AModel, last_event_id: int | None = None
+        self,
+        call: Callable[[Transport], ClientCall[P, StreamEvent]],
+        params: P,
+        last_event_id: int | None = None,
     ) -> IdentifiedEvents:
-        url = await self._endpoint()
-        events = self._transport.stream(
-            url, method, params, _STREAM_EVENT, last_event_id=last_event_id
-        )
+        transport = await self.transport()
+        events = transport.stream(call(transport), params, last_event_id)
         async with aclosing(events):
             async for item in events:
                 yield item

@@ -1,9 +1,10 @@
-"""Choosing where to send JSON-RPC calls among the interfaces an agent card offers."""
+"""Choosing the interface to talk to among those an agent card offers."""
 
 from __future__ import annotations
 
-from accord.errors import A2AClientError
-from accord.types import AgentCard, TransportProtocol
+from accord.codecs import ProtocolVersion, parse_version
+from accord.errors import A2AClientError, VersionNotSupported
+from accord.types import AgentCard, AgentInterface, TransportProtocol
 
 
 def jsonrpc_url(card: AgentCard) -> str:
@@ -17,3 +18,69 @@ def jsonrpc_url(card: AgentCard) -> str:
     raise A2AClientError(
         f"agent {card.name!r} offers no JSON-RPC interface (preferred transport: {preferred})"
     )
+
+
+def card_interfaces(card: AgentCard) -> list[AgentInterface]:
+    """Every interface of the card, in its order of preference, each with its version.
+
+    A 1.0 card lists them in `supportedInterfaces`; a 0.x card has its `url` (speaking its
+    preferred transport) and `additionalInterfaces`, all in the card's `protocolVersion`.
+    """
+    if card.supported_interfaces:
+        return list(card.supported_interfaces)
+    main = AgentInterface(
+        url=card.url, transport=card.preferred_transport or TransportProtocol.JSONRPC.value
+    )
+    listed = {(i.url, i.transport): i for i in (main, *(card.additional_interfaces or ()))}
+    return [
+        i.model_copy(update={"protocol_version": i.protocol_version or card.protocol_version})
+        for i in listed.values()
+    ]
+
+
+def select_interface(
+    card: AgentCard,
+    spoken: frozenset[tuple[str, ProtocolVersion]],
+    *,
+    transport: str | None = None,
+    version: str | None = None,
+) -> AgentInterface:
+    """The first interface of the card (in its order) that the client speaks (`spoken`) and
+    that has the `transport` and `version` asked for, if any are.
+
+    A2AClientError, listing what the card offers, when none does.
+    """
+    wanted_version = _version(version) if version else None
+    for interface in card_interfaces(card):
+        key = interface_key(interface)
+        if key is None or key not in spoken:
+            continue
+        if transport and key[0].upper() != transport.upper():
+            continue
+        if wanted_version and key[1] is not wanted_version:
+            continue
+        return interface
+    asked = " ".join(filter(None, (transport, version))) or "interface accord speaks"
+    offered = ", ".join(describe(i) for i in card_interfaces(card)) or "none"
+    raise A2AClientError(f"agent {card.name!r} offers no {asked} (it offers: {offered})")
+
+
+def describe(interface: AgentInterface) -> str:
+    """`BINDING VERSION at URL`."""
+    version = interface.protocol_version or "0.3"
+    return f"{interface.transport} {version} at {interface.url}"
+
+
+def interface_key(interface: AgentInterface) -> tuple[str, ProtocolVersion] | None:
+    """The (binding, version) of an interface; None when its version is none accord knows."""
+    try:
+        return interface.transport, parse_version(interface.protocol_version or "0.3")
+    except VersionNotSupported:
+        return None
+
+
+def _version(version: str) -> ProtocolVersion:
+    try:
+        return parse_version(version)
+    except VersionNotSupported:
+        raise A2AClientError(f"accord does not speak A2A version {version!r}") from None

@@ -58,8 +58,12 @@ class SyncClient:
         headers: Mapping[str, str] | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
         card: AgentCard | None = None,
+        transport: str | None = None,
+        version: str | None = None,
     ) -> None:
-        self._client = Client(url, headers=headers, timeout=timeout, card=card)
+        self._client = Client(
+            url, headers=headers, timeout=timeout, card=card, transport=transport, version=version
+        )
         self._portal_context = start_blocking_portal()
         self._portal: BlockingPortal = self._portal_context.__enter__()
         self._closed = False
@@ -80,6 +84,12 @@ class SyncClient:
     cancel_task = _blocking(Client.cancel_task)
     resubscribe = _iterating(Client.resubscribe)
     get_extended_card = _blocking(Client.get_extended_card)
+    list_tasks = _blocking(Client.list_tasks)
+    set_push_config = _blocking(Client.set_push_config)
+    get_push_config = _blocking(Client.get_push_config)
+    list_push_configs = _blocking(Client.list_push_configs)
+    delete_push_config = _blocking(Client.delete_push_config)
+    transport = _blocking(Client.transport)
 
     def close(self) -> None:
         """Close the connection pool and stop the background event loop."""

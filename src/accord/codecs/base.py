@@ -5,12 +5,25 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import A2AError, InvalidParams
+from accord.types import (
+    AgentCard,
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
+    Message,
+    MessageSendParams,
+    StreamEvent,
+    Task,
+    TaskIdParams,
+    TaskPushNotificationConfig,
+    TaskQueryParams,
+)
 
 if TYPE_CHECKING:
     from accord.server.call_context import CallContext
@@ -19,6 +32,8 @@ if TYPE_CHECKING:
     Operation = Callable[[A2AService], Callable[[Any, CallContext], Awaitable[Any]]]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+P = TypeVar("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +105,60 @@ def params_object(params: Any) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise invalid_params([{"field": "", "message": "params must be an object"}])
     return params
+
+
+# --- the client's direction ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCall(Generic[P, R]):
+    """One operation as a client calls it: `name` is the JSON-RPC method (or HTTP+JSON route
+    name); `encode` turns canonical parameters into the wire's request fields (None: no
+    params), `decode` the wire's result (one stream event, for a streaming call) into a
+    canonical object, raising InvalidParams or ValidationError when it is not one."""
+
+    name: str
+    encode: Callable[[P], dict[str, Any] | None]
+    decode: Callable[[Any], R]
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCodec(Generic[P]):
+    """The operations of one protocol version as a client calls them; `list_tasks` (1.0 only)
+    takes the version's own parameters `P`. `error` turns a JSON-RPC error object received
+    into the A2AError it stands for."""
+
+    version: ProtocolVersion
+    send: ClientCall[MessageSendParams, Task | Message]
+    stream: ClientCall[MessageSendParams, StreamEvent]
+    get_task: ClientCall[TaskQueryParams, Task]
+    cancel_task: ClientCall[TaskIdParams, Task]
+    resubscribe: ClientCall[TaskIdParams, StreamEvent]
+    set_push_config: ClientCall[TaskPushNotificationConfig, TaskPushNotificationConfig]
+    get_push_config: ClientCall[GetTaskPushNotificationConfigParams, TaskPushNotificationConfig]
+    list_push_configs: ClientCall[
+        ListTaskPushNotificationConfigParams, list[TaskPushNotificationConfig]
+    ]
+    delete_push_config: ClientCall[DeleteTaskPushNotificationConfigParams, None]
+    get_extended_card: ClientCall[None, AgentCard]
+    error: Callable[[Any], A2AError]
+    list_tasks: ClientCall[P, Any] | None = None
+
+
+def validated(
+    adapter: TypeAdapter[R], convert: Callable[[Any, str], Any] | None = None
+) -> Callable[[Any], R]:
+    """A decoder: the wire JSON (converted to 0.3 JSON by `convert`, if given) as a model."""
+
+    def decode(value: Any) -> R:
+        return adapter.validate_python(convert(value, "") if convert else value)
+
+    return decode
+
+
+def nothing(params: None) -> None:
+    """The encoder of a call without params."""
+
+
+def ignored(result: Any) -> None:
+    """The decoder of a call whose result says nothing (a delete)."""

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
 
 from pydantic_core import to_json
 
 from accord.codecs.base import Method
-from accord.codecs.v1_0 import error_details
+from accord.codecs.v1_0 import error_data, error_details
 from accord.codecs.versions import ProtocolVersion
-from accord.errors import A2AError
+from accord.errors import A2AError, InternalError, InvalidParams, MethodNotFound
+from accord.types import JSONRPCError
 
 A2A_JSON = "application/a2a+json"
 """The media type A2A 1.0 registers for HTTP+JSON requests and responses."""
@@ -49,6 +53,10 @@ class RestCodec:
     media_type: str
     routes: tuple[RestRoute, ...]
     hint: str = ""
+
+    def route(self, name: str) -> RestRoute:
+        """The route running the operation called `name`."""
+        return next(route for route in self.routes if route.name == name)
 
 
 # The A2A error codes and their HTTP status and google.rpc.Code name (spec 1.0, section 5.4);
@@ -91,3 +99,61 @@ def status_body(error: A2AError, http: int, status: str) -> bytes:
             }
         }
     )
+
+
+# --- the client's direction ------------------------------------------------------------------
+
+_PATH_FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
+
+
+@dataclass(frozen=True, slots=True)
+class RestRequest:
+    """An HTTP+JSON request a client sends: verb, path (below the interface URL), query, body."""
+
+    verb: str
+    path: str
+    query: dict[str, str]
+    body: dict[str, Any] | None
+
+
+def rest_request(route: RestRoute, fields: dict[str, Any] | None) -> RestRequest:
+    """The request running `route` with the request `fields` (as its method decodes them).
+
+    The path takes its fields; the rest go in the JSON body of a POST, or the query of a GET
+    or DELETE (lists as repeated parameters are not needed by any route; booleans as JSON).
+    """
+    rest = dict(fields or {})
+
+    def fill(match: re.Match[str]) -> str:
+        return quote(str(rest.pop(match[1])), safe="")
+
+    path = _PATH_FIELD.sub(fill, route.path)
+    verb = route.verbs[-1] if "POST" in route.verbs else route.verbs[0]
+    if verb == "POST":
+        return RestRequest("POST", path, {}, rest)
+    query = {k: to_json(v).decode().strip('"') for k, v in rest.items()}
+    return RestRequest(verb, path, query, None)
+
+
+_BY_STATUS = {
+    "INVALID_ARGUMENT": InvalidParams,
+    "NOT_FOUND": MethodNotFound,
+    "UNIMPLEMENTED": MethodNotFound,
+    "INTERNAL": InternalError,
+}
+
+
+def error_from_status(body: Any) -> A2AError | None:
+    """The A2AError a `google.rpc.Status` body stands for (None: the body is not one).
+
+    An ErrorInfo names the A2A error; without one, the status name says the generic error.
+    """
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        return None
+    code, data = error_data(error.get("details"))
+    if code is not None:
+        found = JSONRPCError(code=code, message=error["message"], data=data)
+        return A2AError.from_error_object(found)
+    cls = _BY_STATUS.get(str(error.get("status")), InternalError)
+    return cls(error["message"], data=data)

@@ -11,10 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, TypeAdapter
 from pydantic_core import to_json
 
-from accord.codecs.base import Method, field_error, validate
+from accord.codecs.base import (
+    ClientCall,
+    ClientCodec,
+    Method,
+    field_error,
+    ignored,
+    nothing,
+    validate,
+    validated,
+)
 from accord.codecs.rest import RestCodec, RestRoute
 from accord.codecs.v0_3 import agent_card
 from accord.codecs.v1_0 import (
@@ -25,7 +34,9 @@ from accord.codecs.v1_0 import (
     Shape,
     converted_record,
     empty_result,
+    error_from_object,
     get_extended_card_request,
+    proto_card_security,
     proto_object,
     security_requirements,
     security_scheme,
@@ -43,6 +54,10 @@ from accord.types import (
     MessageSendConfiguration,
     MessageSendParams,
     PushNotificationConfig,
+    SendResult,
+    StreamEvent,
+    Task,
+    TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
     TaskState,
@@ -166,9 +181,12 @@ class SendMessageConfiguration(A2AModel):
 
 
 class SendMessageRequest(A2AModel):
-    """0.3 proto SendMessageRequest (the message is converted on its own, see MESSAGE)."""
+    """0.3 proto SendMessageRequest (the message is converted on its own, see MESSAGE).
 
-    message: dict[str, Any]
+    The proto field is `request` with json_name `message`; ProtoJSON accepts either name (the
+    official SDK's 0.3 client sends `request`)."""
+
+    message: dict[str, Any] = Field(validation_alias=AliasChoices("message", "request"))
     configuration: SendMessageConfiguration = Field(default_factory=SendMessageConfiguration)
     metadata: dict[str, Any] | None = None
 
@@ -404,3 +422,93 @@ REST_V0_3 = RestCodec(
     hint=" (the A2A 1.0 routes are those without the /v1 prefix)",
 )
 """A2A 0.3 over HTTP+JSON (spec 0.3, sections 3.2.3 and 7), under `/v1`."""
+
+
+# --- the client's direction ------------------------------------------------------------------
+
+
+def send_message_params(params: MessageSendParams) -> dict[str, Any]:
+    """The proto SendMessageRequest of canonical send params (`blocking` always said, as
+    proto3 reads a missing one as false)."""
+    config = params.configuration or MessageSendConfiguration()
+    configuration = SendMessageConfiguration(
+        accepted_output_modes=config.accepted_output_modes,
+        push_notification=config.push_notification_config,
+        history_length=config.history_length or 0,
+        blocking=config.blocking is not False,
+    )
+    out: dict[str, Any] = {
+        "message": MESSAGE.to_v1(params.message.to_wire()),
+        "configuration": configuration.to_wire(),
+    }
+    if params.metadata is not None:
+        out["metadata"] = params.metadata
+    return out
+
+
+def push_config(result: Any) -> TaskPushNotificationConfig:
+    """A proto TaskPushNotificationConfig, its task read from its `name`."""
+    bound = validate(BoundPushConfig, proto_object(result, ""))
+    task_id = bound.name.split("/")[1] if bound.name.startswith("tasks/") else ""
+    return TaskPushNotificationConfig(
+        task_id=task_id, push_notification_config=bound.push_notification_config
+    )
+
+
+def push_configs(result: Any) -> list[TaskPushNotificationConfig]:
+    configs = proto_object(result, "").get("configs", [])
+    if not isinstance(configs, list):
+        raise field_error("configs", "must be a list")
+    return [push_config(config) for config in configs]
+
+
+def card_from_proto(result: Any) -> AgentCard:
+    """The canonical card of a 0.3 proto AgentCard (the reverse of `proto_card`)."""
+    card = proto_object(result, "")
+    return AgentCard.model_validate(proto_card_security(dict(card), "security", card))
+
+
+def _config_name(
+    params: GetTaskPushNotificationConfigParams | DeleteTaskPushNotificationConfigParams,
+) -> dict[str, Any]:
+    return {"id": params.id, "configId": params.push_notification_config_id}
+
+
+def _task_id(params: TaskIdParams) -> dict[str, Any]:
+    return {"id": params.id}
+
+
+_TASK = TypeAdapter(Task)
+_SEND_RESULT: TypeAdapter[Any] = TypeAdapter(SendResult)
+_STREAM_EVENT: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
+
+CLIENT: ClientCodec[None] = ClientCodec(
+    version=ProtocolVersion.V0_3,
+    send=ClientCall(
+        "SendMessage", send_message_params, validated(_SEND_RESULT, SEND_MESSAGE_RESPONSE.from_v1)
+    ),
+    stream=ClientCall(
+        "SendStreamingMessage",
+        send_message_params,
+        validated(_STREAM_EVENT, STREAM_RESPONSE.from_v1),
+    ),
+    get_task=ClientCall("GetTask", A2AModel.to_wire, validated(_TASK, TASK.from_v1)),
+    cancel_task=ClientCall("CancelTask", _task_id, validated(_TASK, TASK.from_v1)),
+    resubscribe=ClientCall(
+        "TaskSubscription", _task_id, validated(_STREAM_EVENT, STREAM_RESPONSE.from_v1)
+    ),
+    set_push_config=ClientCall(
+        "CreateTaskPushNotificationConfig",
+        lambda config: {
+            "id": config.task_id,
+            "pushNotificationConfig": config.push_notification_config.to_wire(),
+        },
+        push_config,
+    ),
+    get_push_config=ClientCall("GetTaskPushNotificationConfig", _config_name, push_config),
+    list_push_configs=ClientCall("ListTaskPushNotificationConfig", _task_id, push_configs),
+    delete_push_config=ClientCall("DeleteTaskPushNotificationConfig", _config_name, ignored),
+    get_extended_card=ClientCall("GetAgentCard", nothing, card_from_proto),
+    error=error_from_object,
+)
+"""A2A 0.3 HTTP+JSON as a client calls it (route names of REST_V0_3)."""

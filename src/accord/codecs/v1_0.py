@@ -5,11 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Self
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 from pydantic_core import from_json, to_json
 
-from accord.codecs.base import JsonRpcCodec, Method, field_error, validate
+from accord.codecs.base import (
+    ClientCall,
+    ClientCodec,
+    JsonRpcCodec,
+    Method,
+    field_error,
+    ignored,
+    nothing,
+    validate,
+    validated,
+)
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import A2AError, InvalidParams
 from accord.runtime.records import EventRecord
@@ -27,6 +37,7 @@ from accord.types import (
     AgentInterface,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
+    JSONRPCError,
     ListTaskPushNotificationConfigParams,
     Message,
     MessageSendConfiguration,
@@ -34,6 +45,8 @@ from accord.types import (
     PushNotificationAuthenticationInfo,
     PushNotificationConfig,
     Role,
+    SendResult,
+    StreamEvent,
     Task,
     TaskIdParams,
     TaskPushNotificationConfig,
@@ -330,11 +343,14 @@ class ProtoTaskPushNotificationConfig(A2AModel):
 
     @classmethod
     def of(cls, config: TaskPushNotificationConfig) -> Self:
-        push = config.push_notification_config
+        return cls.of_push(config.push_notification_config, config.task_id)
+
+    @classmethod
+    def of_push(cls, push: PushNotificationConfig, task_id: str | None) -> Self:
         auth = push.authentication
         return cls(
             id=push.id,
-            task_id=config.task_id,
+            task_id=task_id,
             url=push.url,
             token=push.token,
             authentication=AuthenticationInfo(scheme=auth.schemes[0], credentials=auth.credentials)
@@ -725,3 +741,211 @@ class V10Codec(JsonRpcCodec):
 
     def error(self, error: A2AError) -> bytes:
         return to_json(error_object(error))
+
+
+# --- the client's direction: canonical requests out, ProtoJSON results and errors in ---------
+
+
+def send_message_params(params: MessageSendParams) -> dict[str, Any]:
+    """The SendMessageRequest of canonical send params."""
+    out: dict[str, Any] = {"message": MESSAGE.to_v1(params.message.to_wire())}
+    config = params.configuration
+    if config is not None:
+        push = config.push_notification_config
+        configuration = SendMessageConfiguration(
+            accepted_output_modes=config.accepted_output_modes,
+            task_push_notification_config=(
+                ProtoTaskPushNotificationConfig.of_push(push, None) if push else None
+            ),
+            history_length=config.history_length,
+            return_immediately=config.blocking is False,
+        )
+        out["configuration"] = configuration.to_wire()
+    if params.metadata is not None:
+        out["metadata"] = params.metadata
+    return out
+
+
+def list_tasks_params(params: ListTasksParams) -> dict[str, Any]:
+    """The ListTasksRequest of canonical list params."""
+    query = params.query
+    request = ListTasksRequest(
+        context_id=query.context_id,
+        status=TASK_STATE.to_v1(query.state.value) if query.state else None,
+        page_size=query.page_size,
+        page_token=query.page_token,
+        history_length=params.history_length,
+        status_timestamp_after=query.updated_after.isoformat() if query.updated_after else None,
+        include_artifacts=params.include_artifacts,
+    )
+    return request.to_wire()
+
+
+def task_page(result: Any) -> TaskPage:
+    """A ListTasksResponse as a TaskPage."""
+    page = proto_object(result, "")
+    tasks = page.get("tasks", [])
+    if not isinstance(tasks, list):
+        raise field_error("tasks", "must be a list")
+    return TaskPage(
+        tasks=[
+            _TASK.validate_python(TASK.from_v1(task, f"tasks.{i}")) for i, task in enumerate(tasks)
+        ],
+        next_page_token=str(page.get("nextPageToken", "")),
+        page_size=int(page.get("pageSize", len(tasks))),
+        total_size=int(page.get("totalSize", 0)),
+    )
+
+
+def push_config(result: Any) -> TaskPushNotificationConfig:
+    """A 1.0 TaskPushNotificationConfig as the canonical one."""
+    config = validate(ProtoTaskPushNotificationConfig, proto_object(result, ""))
+    return TaskPushNotificationConfig(
+        task_id=config.task_id or "", push_notification_config=config.canonical()
+    )
+
+
+def push_configs(result: Any) -> list[TaskPushNotificationConfig]:
+    configs = proto_object(result, "").get("configs", [])
+    if not isinstance(configs, list):
+        raise field_error("configs", "must be a list")
+    return [push_config(config) for config in configs]
+
+
+def _push_config_name(
+    params: GetTaskPushNotificationConfigParams | DeleteTaskPushNotificationConfigParams,
+) -> dict[str, Any]:
+    return {"taskId": params.id, "id": params.push_notification_config_id}
+
+
+def card_from_v1(result: Any) -> AgentCard:
+    """The canonical card saying what a 1.0 AgentCard says (the reverse of `agent_card`).
+
+    Its 0.3 view (`url`, `preferredTransport`) is its first interface.
+    """
+    card = proto_object(result, "")
+    interfaces = card.get("supportedInterfaces") or [{}]
+    first = proto_object(interfaces[0], "supportedInterfaces.0")
+    out = {k: v for k, v in card.items() if k not in ("securityRequirements",)}
+    out["url"] = first.get("url", "")
+    out["preferredTransport"] = first.get("protocolBinding", first.get("transport"))
+    capabilities = dict(proto_object(card.get("capabilities", {}), "capabilities"))
+    if "extendedAgentCard" in capabilities:
+        out["supportsAuthenticatedExtendedCard"] = capabilities.pop("extendedAgentCard")
+    out["capabilities"] = capabilities
+    return _CARD.validate_python(proto_card_security(out, "securityRequirements", card))
+
+
+def proto_card_security(
+    out: dict[str, Any], requirements: str, card: dict[str, Any]
+) -> dict[str, Any]:
+    """`out` with the proto shapes of `card`'s security schemes and requirements (the latter
+    under `requirements`, in the card and in each skill) turned back into 0.3's."""
+    if "securitySchemes" in card:
+        schemes = card["securitySchemes"].items()
+        out["securitySchemes"] = {name: security_scheme_from_proto(s) for name, s in schemes}
+    if requirements in card:
+        out["security"] = security_requirements_from_proto(card[requirements])
+    out["skills"] = [
+        {
+            **{k: v for k, v in skill.items() if k != requirements},
+            **(
+                {"security": security_requirements_from_proto(skill[requirements])}
+                if requirements in skill
+                else {}
+            ),
+        }
+        for skill in card.get("skills", [])
+    ]
+    return out
+
+
+_SCHEME_TYPES = {member: (kind, renamed) for kind, (member, renamed) in _SECURITY_SCHEMES.items()}
+
+
+def security_scheme_from_proto(scheme: dict[str, Any]) -> dict[str, Any]:
+    """The proto's SecurityScheme oneof as the 0.3 (OpenAPI) scheme, tagged by `type`."""
+    for member, fields in scheme.items():
+        if member in _SCHEME_TYPES:
+            kind, renamed = _SCHEME_TYPES[member]
+            back = {new: old for old, new in renamed.items()}
+            return {"type": kind, **{back.get(k, k): v for k, v in fields.items()}}
+    raise field_error("securitySchemes", f"unknown security scheme {sorted(scheme)}")
+
+
+def security_requirements_from_proto(requirements: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The proto's SecurityRequirements as 0.3's (scheme name -> scopes)."""
+    return [
+        {name: scopes.get("list", []) for name, scopes in requirement.get("schemes", {}).items()}
+        for requirement in requirements
+    ]
+
+
+_REASON_CODES = {reason: code for code, reason in ERROR_REASONS.items()}
+
+
+def error_data(details: Any) -> tuple[int | None, Any]:
+    """The A2A error code an ErrorInfo of `details` names (None: none does) and the error's
+    data, as `error_details` made them (the reverse of it)."""
+    code: int | None = None
+    data: Any = None
+    for detail in details if isinstance(details, list) else ():
+        if not isinstance(detail, dict):
+            continue
+        kind = detail.get("@type")
+        if kind == _ERROR_INFO:
+            code = _REASON_CODES.get(detail.get("reason", ""))
+            data = detail.get("metadata", data)
+        elif kind == _BAD_REQUEST:
+            violations = detail.get("fieldViolations", [])
+            data = [
+                {"field": v.get("field", ""), "message": v.get("description", "")}
+                for v in violations
+            ]
+        elif kind == _VALUE:
+            data = detail.get("value")
+    return code, data
+
+
+def error_from_object(error: Any) -> A2AError:
+    """The A2AError a 1.0 JSON-RPC error object stands for, its data from its details."""
+    obj = JSONRPCError.model_validate(error)
+    _, data = error_data(obj.data)
+    return A2AError.from_error_object(obj.model_copy(update={"data": data}))
+
+
+_TASK = TypeAdapter(Task)
+_CARD = TypeAdapter(AgentCard)
+_SEND_RESULT: TypeAdapter[Any] = TypeAdapter(SendResult)
+_STREAM_EVENT: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
+
+CLIENT: ClientCodec[ListTasksParams] = ClientCodec(
+    version=ProtocolVersion.V1_0,
+    send=ClientCall(
+        "SendMessage", send_message_params, validated(_SEND_RESULT, SEND_MESSAGE_RESPONSE.from_v1)
+    ),
+    stream=ClientCall(
+        "SendStreamingMessage",
+        send_message_params,
+        validated(_STREAM_EVENT, STREAM_RESPONSE.from_v1),
+    ),
+    get_task=ClientCall("GetTask", A2AModel.to_wire, validated(_TASK, TASK.from_v1)),
+    cancel_task=ClientCall("CancelTask", A2AModel.to_wire, validated(_TASK, TASK.from_v1)),
+    resubscribe=ClientCall(
+        "SubscribeToTask", A2AModel.to_wire, validated(_STREAM_EVENT, STREAM_RESPONSE.from_v1)
+    ),
+    set_push_config=ClientCall(
+        "CreateTaskPushNotificationConfig",
+        lambda config: ProtoTaskPushNotificationConfig.of(config).to_wire(),
+        push_config,
+    ),
+    get_push_config=ClientCall("GetTaskPushNotificationConfig", _push_config_name, push_config),
+    list_push_configs=ClientCall(
+        "ListTaskPushNotificationConfigs", lambda params: {"taskId": params.id}, push_configs
+    ),
+    delete_push_config=ClientCall("DeleteTaskPushNotificationConfig", _push_config_name, ignored),
+    get_extended_card=ClientCall("GetExtendedAgentCard", nothing, card_from_v1),
+    error=error_from_object,
+    list_tasks=ClientCall("ListTasks", list_tasks_params, task_page),
+)
+"""A2A 1.0 JSON-RPC as a client calls it (and HTTP+JSON 1.0, whose fields are the same)."""

@@ -56,8 +56,10 @@ def create_app(
     # What the cards list: each binding mounted below, with the versions it answers and where.
     interfaces = ServedInterfaces(public_url)
     interfaces.add(TransportProtocol.JSONRPC, JSONRPC_CODECS)
+    # Every HTTP+JSON version is listed at the base URL: 0.3's `/v1` is part of its paths
+    # (`/v1/message:send`), which 0.3 clients append to the interface URL themselves.
     for rest_codec in REST_CODECS:
-        interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version], rest_codec.prefix)
+        interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
     card = AgentCardEndpoint(agent, interfaces)
     rpc = JsonRpcBinding(service, max_body_bytes=max_body_bytes)

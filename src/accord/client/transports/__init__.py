@@ -1,0 +1,54 @@
+"""Client transports: one per binding and protocol version, all on canonical objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+import httpx
+
+from accord.client.interfaces import interface_key
+from accord.client.transports.base import IdentifiedEvents, Transport
+from accord.client.transports.jsonrpc import JsonRpcTransport
+from accord.client.transports.rest import RestTransport
+from accord.codecs import ProtocolVersion, rest_v0_3, v0_3, v1_0
+from accord.codecs.rest_v1_0 import REST_V1_0
+from accord.types import AgentInterface, TransportProtocol
+
+JSONRPC = TransportProtocol.JSONRPC.value
+HTTP_JSON = TransportProtocol.HTTP_JSON.value
+
+Factory = Callable[..., Transport]
+
+TRANSPORTS: dict[tuple[str, ProtocolVersion], Factory] = {
+    (JSONRPC, ProtocolVersion.V1_0): partial(JsonRpcTransport, codec=v1_0.CLIENT),
+    (JSONRPC, ProtocolVersion.V0_3): partial(JsonRpcTransport, codec=v0_3.CLIENT),
+    (HTTP_JSON, ProtocolVersion.V1_0): partial(RestTransport, codec=v1_0.CLIENT, routes=REST_V1_0),
+    (HTTP_JSON, ProtocolVersion.V0_3): partial(
+        RestTransport, codec=rest_v0_3.CLIENT, routes=rest_v0_3.REST_V0_3
+    ),
+}
+"""The (binding, version) pairs the client speaks, each with how to make its transport."""
+
+
+def open_transport(
+    http: httpx.AsyncClient, interface: AgentInterface, headers: Mapping[str, str]
+) -> Transport:
+    """The transport for `interface`, which must be one of TRANSPORTS."""
+    key = interface_key(interface)
+    if key not in TRANSPORTS:
+        raise ValueError(f"no transport for {interface.transport} {interface.protocol_version}")
+    factory: Any = TRANSPORTS[key]
+    transport: Transport = factory(http, interface, headers=headers)
+    return transport
+
+
+__all__ = [
+    "TRANSPORTS",
+    "IdentifiedEvents",
+    "JsonRpcTransport",
+    "RestTransport",
+    "Transport",
+    "open_transport",
+]

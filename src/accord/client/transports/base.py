@@ -1,0 +1,106 @@
+"""Transport: one binding speaking one protocol version to one interface, on canonical objects."""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import httpx
+from httpx_sse import ServerSentEvent
+from pydantic import ValidationError
+
+from accord.client.event_stream import IdentifiedEvents as IdentifiedEvents
+from accord.client.failures import describe_validation_error
+from accord.codecs import VERSION_HEADER, ProtocolVersion
+from accord.codecs.base import ClientCall, ClientCodec
+from accord.errors import A2AClientError, A2AError
+from accord.types import AgentInterface, StreamEvent
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+JSON = "application/json"
+EVENT_STREAM = "text/event-stream"
+LAST_EVENT_ID = "Last-Event-ID"
+
+
+class Transport(ABC):
+    """Calls the operations of one interface: `codec` says the version's wire shapes.
+
+    A 1.0 transport sends `A2A-Version: 1.0` with every request.
+    """
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        interface: AgentInterface,
+        codec: ClientCodec[Any],
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.interface = interface
+        self.codec = codec
+        self._http = http
+        self._headers = dict(headers or {})
+        if codec.version is ProtocolVersion.V1_0:
+            self._headers[VERSION_HEADER] = codec.version.value
+
+    @property
+    def url(self) -> str:
+        return self.interface.url
+
+    @abstractmethod
+    async def call(self, call: ClientCall[P, R], params: P) -> R:
+        """Run `call` with `params`; its decoded result, or the A2AError the server sent."""
+
+    @abstractmethod
+    def stream(
+        self, call: ClientCall[P, StreamEvent], params: P, last_event_id: int | None = None
+    ) -> IdentifiedEvents:
+        """Run a streaming `call`; each event with the stream's last event id so far.
+
+        `last_event_id` goes out as the `Last-Event-ID` header.
+        """
+
+    def _request_headers(self, *, accept: str, last_event_id: int | None = None) -> dict[str, str]:
+        headers = {**self._headers, "Content-Type": JSON, "Accept": accept}
+        if last_event_id is not None:
+            headers[LAST_EVENT_ID] = str(last_event_id)
+        return headers
+
+
+def decoded(decode: Callable[[Any], R], value: Any) -> R:
+    """`decode(value)`, or A2AClientError when the agent's answer is not what it should be."""
+    try:
+        return decode(value)
+    except ValidationError as exc:
+        reason = describe_validation_error(exc)
+        raise A2AClientError(f"the agent sent an invalid result: {reason}") from None
+    except A2AError as exc:  # a codec naming the bad field
+        raise A2AClientError(f"the agent sent an invalid result: {exc.message}") from None
+
+
+def is_event_stream(response: httpx.Response) -> bool:
+    content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    return response.status_code == 200 and content_type == EVENT_STREAM
+
+
+def json_body(content: bytes) -> Any:
+    """The JSON of a body, or None when it is not JSON."""
+    try:
+        return json.loads(content)
+    except ValueError:
+        return None
+
+
+def event_id(sse: ServerSentEvent) -> int | None:
+    """An SSE last event id as accord servers send it (a sequence number); None otherwise."""
+    return int(sse.id) if sse.id.isdigit() else None
+
+
+def event_document(sse: ServerSentEvent, url: str) -> Any:
+    try:
+        return json.loads(sse.data)
+    except ValueError:
+        raise A2AClientError(f"an event from {url} is not JSON: {sse.data[:80]!r}") from None

@@ -1,0 +1,101 @@
+"""RestTransport: HTTP+JSON calls on the routes of a version, with SSE for the streaming ones."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import httpx
+from httpx_sse import EventSource
+
+from accord.client.failures import http_errors
+from accord.client.transports.base import (
+    EVENT_STREAM,
+    JSON,
+    IdentifiedEvents,
+    Transport,
+    decoded,
+    event_document,
+    event_id,
+    is_event_stream,
+    json_body,
+)
+from accord.codecs.base import ClientCall, ClientCodec
+from accord.codecs.rest import RestCodec, RestRequest, error_from_status, rest_request
+from accord.errors import A2AClientError
+from accord.types import AgentInterface, StreamEvent
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+
+class RestTransport(Transport):
+    """Calls the routes of `routes` below the interface's URL, their prefix (0.3's `/v1`) and
+    the interface's tenant, if it has one."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        interface: AgentInterface,
+        codec: ClientCodec[Any],
+        routes: RestCodec,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(http, interface, codec, headers)
+        self._routes = routes
+        base = interface.url.rstrip("/")
+        if not base.endswith(routes.prefix):  # 0.3's `/v1` is the routes', not the card's
+            base += routes.prefix
+        tenant = f"/{interface.tenant}" if interface.tenant and routes.tenants else ""
+        self._base = base + tenant
+
+    async def call(self, call: ClientCall[P, R], params: P) -> R:
+        request, url = self._request(call, params)
+        with http_errors(request.verb, url):
+            response = await self._http.request(
+                request.verb,
+                url,
+                params=request.query,
+                json=request.body,
+                headers=self._request_headers(accept=JSON),
+            )
+        if response.status_code != 200:
+            raise _error(response, request.verb, url)
+        return decoded(call.decode, json_body(response.content))
+
+    async def stream(
+        self, call: ClientCall[P, StreamEvent], params: P, last_event_id: int | None = None
+    ) -> IdentifiedEvents:
+        request, url = self._request(call, params)
+        headers = self._request_headers(accept=EVENT_STREAM, last_event_id=last_event_id)
+        with http_errors(request.verb, url):
+            async with self._http.stream(
+                request.verb, url, params=request.query, json=request.body, headers=headers
+            ) as response:
+                if not is_event_stream(response):
+                    await response.aread()
+                    raise _error(response, request.verb, url)
+                async for sse in EventSource(response).aiter_sse():
+                    if not sse.data:
+                        continue
+                    document = event_document(sse, url)
+                    if sse.event == "error":
+                        raise error_from_status(document) or A2AClientError(
+                            f"the stream from {url} ended with an error: {sse.data[:200]}"
+                        )
+                    yield decoded(call.decode, document), event_id(sse)
+
+    def _request(self, call: ClientCall[P, Any], params: P) -> tuple[RestRequest, str]:
+        request = rest_request(self._routes.route(call.name), call.encode(params))
+        return request, self._base + request.path
+
+
+def _error(response: httpx.Response, verb: str, url: str) -> Exception:
+    """The A2AError of an error response's Status body, else an A2AClientError."""
+    error = error_from_status(json_body(response.content))
+    if error is not None:
+        return error
+    return A2AClientError(
+        f"{verb} {url} answered HTTP {response.status_code} without an A2A error",
+        status_code=response.status_code,
+    )
