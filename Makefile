@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO_PORT ?= 8001
 
-.PHONY: install test lint typecheck pytest demo bench clean
+.PHONY: install test lint typecheck pytest demo bench clean protos
 
 install: $(STAMP)
 
@@ -26,6 +26,23 @@ pytest: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck pytest
+
+# The gRPC stubs (committed): proto/accord/a2a/<version>/a2a.proto -> src/accord/grpc/generated,
+# their messages in accord's own descriptor pool (accord.grpc.pool) and imports made absolute.
+PROTO_ROOT := proto/accord/a2a
+PROTO_OUT := src/accord/grpc/generated
+PROTO_VERSIONS := v1_0 v0_3
+
+protos: $(STAMP)
+	cd $(PROTO_ROOT) && ../../../$(BIN)/python -m grpc_tools.protoc -I . \
+		--python_out=../../../$(PROTO_OUT) --pyi_out=../../../$(PROTO_OUT) \
+		--grpc_python_out=../../../$(PROTO_OUT) $(addsuffix /a2a.proto,$(PROTO_VERSIONS))
+	for v in $(PROTO_VERSIONS); do \
+		touch $(PROTO_OUT)/$$v/__init__.py; \
+		sed -i -e 's/^from google.protobuf import descriptor_pool as _descriptor_pool$$/from accord.grpc.pool import POOL/' \
+			-e 's/_descriptor_pool.Default()/POOL/' $(PROTO_OUT)/$$v/a2a_pb2.py; \
+		sed -i -e "s/^from $$v import/from accord.grpc.generated.$$v import/" $(PROTO_OUT)/$$v/a2a_pb2_grpc.py; \
+	done
 
 demo: $(STAMP)
 	@echo "Echo agent on http://127.0.0.1:$(DEMO_PORT) — in another terminal:"

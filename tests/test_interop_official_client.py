@@ -96,10 +96,10 @@ def interface(request: pytest.FixtureRequest) -> tuple[str, str]:
 
 @asynccontextmanager
 async def official_client(
-    base_url: str, interface: tuple[str, str], *, streaming: bool = True
+    base_url: str, interface: tuple[str, str], *, streaming: bool = True, **config: Any
 ) -> AsyncIterator[Client]:
     """The official client for accord's real card, narrowed to the one interface under test
-    (the SDK prefers 1.0 whenever the card offers it)."""
+    (the SDK prefers 1.0 whenever the card offers it); `config` goes to its ClientConfig."""
     binding, version = interface
     async with httpx.AsyncClient() as http:
         card = await A2ACardResolver(http, base_url).get_agent_card()
@@ -111,8 +111,8 @@ async def official_client(
     assert len(chosen) == 1, f"accord's card lists no {binding} {version} interface"
     del card.supported_interfaces[:]
     card.supported_interfaces.extend(chosen)
-    config = ClientConfig(streaming=streaming, supported_protocol_bindings=[binding])
-    client = await create_client(card, config)
+    options = ClientConfig(streaming=streaming, supported_protocol_bindings=[binding], **config)
+    client = await create_client(card, options)
     try:
         yield client
     finally:

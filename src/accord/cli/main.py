@@ -106,6 +106,10 @@ def serve(
     graceful_timeout: Annotated[
         str, typer.Option(help="On SIGTERM, wait this long for open requests and streams.")
     ] = "10s",
+    grpc_port: Annotated[
+        int | None,
+        typer.Option(help="Also serve A2A over gRPC (1.0 and 0.3) on this port (grpc extra)."),
+    ] = None,
 ) -> None:
     """Serve an agent over A2A (JSON-RPC at /, card at /.well-known/agent-card.json).
 
@@ -132,6 +136,7 @@ def serve(
             runner_ttl=_seconds("--runner-ttl", runner_ttl),
             graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
         ),
+        grpc_port,
     )
 
 

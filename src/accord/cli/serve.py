@@ -59,16 +59,20 @@ def run(
     log_level: str,
     storage: StoreSettings | None = None,
     replica: ReplicaSettings | None = None,
+    grpc_port: int | None = None,
 ) -> None:
     """Serve the app named by `target` until interrupted.
 
     An agent gets the store `storage` names (its schema upgraded first) and the bus
-    `replica` names; an ASGI app is served as it is.
+    `replica` names, and with `grpc_port` the gRPC services on that port of `host`; an ASGI
+    app is served as it is.
     """
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     replica = replica if replica is not None else ReplicaSettings()
     app = found = find_target(target)
+    if grpc_port is not None and not isinstance(found, Agent):
+        raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
     if isinstance(found, Agent):
         storage = storage if storage is not None else StoreSettings()
         store = prepare_store(storage)
@@ -82,6 +86,8 @@ def run(
             bus=bus,
             runner_ttl=replica.runner_ttl,
             cleanup_interval=storage.cleanup_interval,
+            grpc_port=grpc_port,
+            grpc_host=host,
         )
     _tune_gc()
     uvicorn.run(

@@ -33,6 +33,8 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     runner_ttl: float = 15.0,
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL,
+    grpc_port: int | None = None,
+    grpc_host: str = "127.0.0.1",
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -44,6 +46,8 @@ def create_app(
     heartbeat for `runner_ttl` seconds has its running tasks taken over by another.
     On startup the store is opened (its schema created or upgraded); then, every
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
+    With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
+    port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them.
     """
     sends_push = bool(agent.card("").capabilities.push_notifications)
     runtime = TaskRuntime(
@@ -73,7 +77,17 @@ def create_app(
             cleaner = asyncio.create_task(
                 clean_periodically(runtime.store, cleanup_interval), name="accord-store-cleanup"
             )
+        grpc_server = None
+        if grpc_port is not None:
+            from accord.grpc.server import GRPC_SERVICES, GrpcBinding, start_server
+
+            binding = GrpcBinding(service, public_url or "http://localhost/")
+            grpc_server, bound = await start_server(binding, grpc_host, grpc_port)
+            versions = [spec.version.value for spec in GRPC_SERVICES]
+            interfaces.add(TransportProtocol.GRPC, versions, port=bound)
         yield
+        if grpc_server is not None:
+            await grpc_server.stop(None)
         if cleaner is not None:
             cleaner.cancel()
             await asyncio.gather(cleaner, return_exceptions=True)

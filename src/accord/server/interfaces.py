@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from accord.types import AgentCard, AgentInterface, TransportProtocol
 
@@ -12,16 +13,21 @@ JSONRPC = TransportProtocol.JSONRPC.value
 
 @dataclass(frozen=True, slots=True)
 class ServedInterface:
-    """A binding answering one protocol version (`Major.Minor`) at `path` below the base URL."""
+    """A binding answering one protocol version (`Major.Minor`) at `path` below the base URL,
+    or, with a `port`, at `host:port` of the base URL's host (gRPC's own port)."""
 
     binding: str
     version: str
     path: str = ""
+    port: int | None = None
 
     def at(self, base_url: str) -> AgentInterface:
         """This interface of the server whose base URL is `base_url`."""
         path = self.path.strip("/")
         url = base_url.rstrip("/") + "/" + path if path else base_url
+        if self.port is not None:
+            host = urlsplit(base_url).hostname or "localhost"
+            url = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
         return AgentInterface(url=url, transport=self.binding, protocol_version=self.version)
 
 
@@ -36,8 +42,11 @@ class ServedInterfaces:
         self.public_url = public_url
         self._served: list[ServedInterface] = []
 
-    def add(self, binding: str, versions: Iterable[str], path: str = "") -> None:
-        """Declare that `binding` answers `versions` at `path` (relative to the base URL).
+    def add(
+        self, binding: str, versions: Iterable[str], path: str = "", *, port: int | None = None
+    ) -> None:
+        """Declare that `binding` answers `versions` at `path` (relative to the base URL), or
+        on `port` of the base URL's host.
 
         Of several minor versions of one major version only the newest is listed, as the 1.0
         spec asks (0.1 and 0.2 clients read the card's `url`, which the 0.3 interface fills).
@@ -47,7 +56,7 @@ class ServedInterfaces:
             number = _number(version)
             newest[number[0]] = max(newest.get(number[0], number), number)
         for major, minor in newest.values():
-            served = ServedInterface(str(binding), f"{major}.{minor}", path)
+            served = ServedInterface(str(binding), f"{major}.{minor}", path, port)
             if served not in self._served:
                 self._served.append(served)
 
