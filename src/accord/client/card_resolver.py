@@ -9,7 +9,8 @@ import httpx
 from pydantic import ValidationError
 
 from accord.client.failures import describe_validation_error, http_errors
-from accord.errors import A2AClientError
+from accord.codecs.v1_0 import card_from_v1
+from accord.errors import A2AClientError, A2AError
 from accord.types import AgentCard
 
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
@@ -31,10 +32,14 @@ def parse_card(body: bytes, source: str) -> AgentCard:
     except ValueError:
         raise A2AClientError(f"the agent card at {source} is not JSON") from None
     try:
+        if isinstance(document, dict) and "url" not in document:
+            return card_from_v1(document)  # a 1.0-only card: no 0.3 `url` beside its interfaces
         return AgentCard.model_validate(document)
     except ValidationError as exc:
         reason = describe_validation_error(exc)
         raise A2AClientError(f"the agent card at {source} is not valid: {reason}") from None
+    except A2AError as exc:
+        raise A2AClientError(f"the agent card at {source} is not valid: {exc.message}") from None
 
 
 async def fetch_card(
