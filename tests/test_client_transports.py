@@ -200,7 +200,7 @@ LISTED = [
 
 
 def test_the_first_interface_the_client_speaks_wins() -> None:
-    assert select_interface(card_with(LISTED), SPOKEN) == LISTED[1]
+    assert select_interface(card_with(LISTED), SPOKEN) == LISTED[0]
 
 
 @pytest.mark.parametrize(
@@ -211,7 +211,8 @@ def test_the_first_interface_the_client_speaks_wins() -> None:
         (None, "0.3", 3),
         ("HTTP+JSON", "0.3", 4),
         (None, "0.2.5", 3),
-        (None, "1.0.1", 1),
+        (None, "1.0.1", 0),
+        ("http+json", "1.0.1", 1),
     ],
 )
 def test_the_callers_transport_and_version_filter_the_card_order(
@@ -242,7 +243,7 @@ def test_a_card_without_supported_interfaces_is_read_as_0_3() -> None:
 @pytest.mark.parametrize(
     ("transport", "version", "message"),
     [
-        ("GRPC", None, "offers no GRPC"),
+        ("GRPC", "0.3", "offers no GRPC 0.3 .*it offers: GRPC 1.0"),
         ("HTTP+JSON", "0.3", "offers no HTTP\\+JSON 0.3 .*it offers: GRPC 1.0"),
         (None, "7.0", "does not speak A2A version '7.0'"),
     ],

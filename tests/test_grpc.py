@@ -18,7 +18,6 @@ from accord.grpc.generated.v1_0 import a2a_pb2_grpc as rpc
 from accord.samples import echo
 from accord.types import AgentCapabilities, AgentCard, AgentSkill, TransportProtocol
 from agents_for_tests import NeverFinishes, Switchboard
-from live_server import serve_app
 
 WAITER = NeverFinishes()
 SWITCHBOARD = Switchboard({"wait": WAITER}, default=echo.agent.executor)
@@ -246,26 +245,3 @@ async def test_the_0_3_service(channel: grpc.aio.Channel) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await stub.GetTask(pb3.GetTaskRequest(name="tasks/x"), metadata=V1)
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-
-
-@pytest.mark.parametrize("version", ["1.0", "0.3"])
-@pytest.mark.parametrize("streaming", [False, True], ids=["send", "stream"])
-async def test_the_official_grpc_client(version: str, streaming: bool) -> None:
-    """a2a-sdk's gRPC client (its own generated messages, in protobuf's default pool) against
-    accord's gRPC server, found on accord's card."""
-    from a2a.types import GetTaskRequest, TaskState
-
-    from test_interop_official_client import official_client, request
-
-    with serve_app(Agent(echo.agent.executor, name="gRPC").app(grpc_port=0)) as url:
-        async with official_client(
-            url,
-            ("GRPC", version),
-            streaming=streaming,
-            grpc_channel_factory=grpc.aio.insecure_channel,
-        ) as client:
-            events = [e async for e in client.send_message(request("over grpc"))]
-            task_id = events[-1].task.id or events[-1].status_update.task_id
-            task = await client.get_task(GetTaskRequest(id=task_id))
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert task.artifacts[0].parts[0].text == "over grpc"

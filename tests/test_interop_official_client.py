@@ -1,15 +1,18 @@
-"""The official a2a-sdk client against an accord server, over every interface accord serves."""
+"""The official a2a-sdk client against an accord server, over every interface accord serves
+(gRPC included)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 from a2a.client import A2ACardResolver, Client, ClientConfig, create_client
+from a2a.client.errors import A2AClientError as SdkClientError
 from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import (
     CancelTaskRequest,
@@ -42,8 +45,17 @@ JSONRPC_1_0 = ("JSONRPC", "1.0")
 HTTP_JSON_1_0 = ("HTTP+JSON", "1.0")
 JSONRPC_0_3 = ("JSONRPC", "0.3")
 HTTP_JSON_0_3 = ("HTTP+JSON", "0.3")
-EVERY_INTERFACE = [JSONRPC_1_0, HTTP_JSON_1_0, JSONRPC_0_3, HTTP_JSON_0_3]
-INTERFACE_IDS = ["jsonrpc-1.0", "http-json-1.0", "jsonrpc-0.3", "http-json-0.3"]
+GRPC_1_0 = ("GRPC", "1.0")
+GRPC_0_3 = ("GRPC", "0.3")
+EVERY_INTERFACE = [JSONRPC_1_0, HTTP_JSON_1_0, JSONRPC_0_3, HTTP_JSON_0_3, GRPC_1_0, GRPC_0_3]
+INTERFACE_IDS = [
+    "jsonrpc-1.0",
+    "http-json-1.0",
+    "jsonrpc-0.3",
+    "http-json-0.3",
+    "grpc-1.0",
+    "grpc-0.3",
+]
 
 
 @dataclass
@@ -75,17 +87,29 @@ def served() -> Iterator[Served]:
         push_notifications=True,
         extended_card=extended.card(""),
     )
-    with serve_app(agent.app()) as url:
+    with serve_app(agent.app(grpc_port=0)) as url:
         yield Served(url, never_finishes, streamer)
+
+
+def sdk_fails_on(failures: Mapping[tuple[str, str], tuple[str, type[Exception]]]) -> list[Any]:
+    """Every interface, the SDK's client of each one in `failures` expected to fail (with the
+    reason and exception given)."""
+
+    def marks(i: tuple[str, str]) -> list[Any]:
+        if i not in failures:
+            return []
+        reason, raises = failures[i]
+        return [pytest.mark.xfail(strict=True, raises=raises, reason=reason)]
+
+    return [
+        pytest.param(i, id=name, marks=marks(i))
+        for i, name in zip(EVERY_INTERFACE, INTERFACE_IDS, strict=True)
+    ]
 
 
 def every_interface_but_sdk_0_3_rest(reason: str, raises: type[Exception]) -> list[Any]:
     """Every interface, the SDK's 0.3 HTTP+JSON client expected to fail with `raises`."""
-    sdk_fails = pytest.mark.xfail(strict=True, raises=raises, reason=reason)
-    return [
-        pytest.param(i, id=name, marks=[sdk_fails] if i == HTTP_JSON_0_3 else [])
-        for i, name in zip(EVERY_INTERFACE, INTERFACE_IDS, strict=True)
-    ]
+    return sdk_fails_on({HTTP_JSON_0_3: (reason, raises)})
 
 
 @pytest.fixture(params=EVERY_INTERFACE, ids=INTERFACE_IDS)
@@ -111,6 +135,8 @@ async def official_client(
     assert len(chosen) == 1, f"accord's card lists no {binding} {version} interface"
     del card.supported_interfaces[:]
     card.supported_interfaces.extend(chosen)
+    if binding == "GRPC":
+        config.setdefault("grpc_channel_factory", grpc.aio.insecure_channel)
     options = ClientConfig(streaming=streaming, supported_protocol_bindings=[binding], **config)
     client = await create_client(card, options)
     try:
@@ -183,7 +209,11 @@ async def test_get_task_with_history_length(served: Served, interface: tuple[str
     assert [get_artifact_text(a) for a in task.artifacts] == ["hello"]
 
 
-@pytest.mark.parametrize("interface", [JSONRPC_1_0, HTTP_JSON_1_0], ids=INTERFACE_IDS[:2])
+@pytest.mark.parametrize(
+    "interface",
+    [JSONRPC_1_0, HTTP_JSON_1_0, GRPC_1_0],
+    ids=["jsonrpc-1.0", "http-json-1.0", "grpc-1.0"],
+)
 async def test_list_tasks(served: Served, interface: tuple[str, str]) -> None:
     async with official_client(served.url, interface, streaming=False) as client:
         [sent] = [e async for e in client.send_message(request("hello"))]
@@ -271,10 +301,20 @@ async def test_extended_agent_card(served: Served, interface: tuple[str, str]) -
 
 @pytest.mark.parametrize(
     "interface",
-    every_interface_but_sdk_0_3_rest(
-        "a2a-sdk 1.3.0's CompatRestTransport reads only a top-level `type` member of an error"
-        " body (not 0.3's google.rpc.Status details) and maps every 404 to MethodNotFoundError",
-        MethodNotFoundError,
+    sdk_fails_on(
+        {
+            HTTP_JSON_0_3: (
+                "a2a-sdk 1.3.0's CompatRestTransport reads only a top-level `type` member of an"
+                " error body (not 0.3's google.rpc.Status details) and maps every 404 to"
+                " MethodNotFoundError",
+                MethodNotFoundError,
+            ),
+            GRPC_0_3: (
+                "a2a-sdk 1.3.0's 0.3 gRPC transport reads the error's type only from a status"
+                " message `TypeName: message` (not the google.rpc.Status details)",
+                SdkClientError,
+            ),
+        }
     ),
 )
 async def test_unknown_task_is_task_not_found(served: Served, interface: tuple[str, str]) -> None:

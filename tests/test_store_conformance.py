@@ -125,6 +125,30 @@ async def test_a_save_must_follow_the_stored_version(store: TaskStore) -> None:
     assert [r.seq for r in await store.events_after(task.id, 0)] == [1]
 
 
+async def test_a_stale_save_fails_alone_among_saves_made_at_once(store: TaskStore) -> None:
+    older, newer = make_task(), make_task()
+    await save(store, older)
+    working = moved(older, TaskState.WORKING, "2024-05-01T12:00:01.000Z")
+
+    outcomes = await asyncio.gather(
+        save(store, working, 2),
+        save(store, moved(older, TaskState.FAILED), 5),
+        save(store, newer),
+        return_exceptions=True,
+    )
+
+    assert isinstance(outcomes[0], EventRecord) and isinstance(outcomes[2], EventRecord)
+    assert isinstance(outcomes[1], StaleTaskError)
+    stored = await store.get(older.id)
+    assert stored is not None
+    assert (stored.seq, stored.task.to_json()) == (2, working.to_json())
+    assert [r.payload for r in await store.events_after(older.id, 0)] == [
+        older.to_json(),
+        working.to_json(),
+    ]
+    assert [r.seq for r in await store.events_after(newer.id, 0)] == [1]
+
+
 async def test_of_concurrent_savers_of_one_version_exactly_one_wins(backend: Backend) -> None:
     stores = [await backend.open(), await backend.open()]
     task = make_task()

@@ -47,7 +47,7 @@ JsonOutput = Annotated[
 TransportOption = Annotated[
     str | None,
     typer.Option(
-        "--transport", help="Use the card's interface of this binding: JSONRPC or HTTP+JSON."
+        "--transport", help="Use the card's interface of this binding: JSONRPC, HTTP+JSON or GRPC."
     ),
 ]
 VersionOption = Annotated[

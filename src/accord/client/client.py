@@ -49,10 +49,11 @@ class Client:
 
     `url` is the agent's base URL (or the URL of its card). The card is fetched on the first
     call; calls go to the first of its interfaces (in the card's order) that accord speaks
-    (JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3/0.2) and that has the `transport` ("JSONRPC",
-    "HTTP+JSON") and `version` ("1.0", "0.3") asked for, if any are. Use as
-    `async with Client(url) as c:`. `http_client` lets you bring your own httpx client (then
-    `timeout` is its business, and closing it stays yours); `headers` go with every request.
+    (JSON-RPC, HTTP+JSON or, with the `grpc` extra, gRPC; A2A 1.0 or 0.3/0.2) and that has the
+    `transport` ("JSONRPC", "HTTP+JSON", "GRPC") and `version` ("1.0", "0.3") asked for, if any
+    are. Use as `async with Client(url) as c:`. `http_client` lets you bring your own httpx
+    client (then `timeout` is its business, and closing it stays yours); `headers` go with every
+    request.
     """
 
     def __init__(
@@ -252,7 +253,9 @@ class Client:
         return self._transport
 
     async def aclose(self) -> None:
-        """Close the HTTP client, unless it was given to us."""
+        """Close the transport, and the HTTP client unless it was given to us."""
+        if self._transport is not None:
+            await self._transport.aclose()
         if self._owns_http:
             await self._http.aclose()
 

@@ -3,26 +3,22 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 from google.protobuf import json_format, message_factory
-from google.protobuf.descriptor import FileDescriptor, MethodDescriptor
+from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message as ProtoMessage
 from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, BadRequest in Any)
 from pydantic_core import from_json
 from starlette.datastructures import Headers
 
-from accord.codecs import VERSION_HEADER, ProtocolVersion, V10Codec, check_named_version
-from accord.codecs.base import Method, field_error
+from accord.codecs import VERSION_HEADER, check_named_version
 from accord.codecs.rest import http_status
-from accord.codecs.rest_v0_3 import REST_V0_3
 from accord.codecs.v1_0 import error_details
 from accord.errors import A2AError, InternalError
-from accord.grpc.generated.v0_3 import a2a_pb2 as v0_3_pb2
-from accord.grpc.generated.v1_0 import a2a_pb2 as v1_0_pb2
+from accord.grpc.services import GRPC_SERVICES, GrpcService
 from accord.runtime import EventRecord
 from accord.server.call_context import CallContext
 from accord.server.service import A2AService
@@ -30,75 +26,7 @@ from accord.server.sse import close_stream
 
 log = logging.getLogger("accord.server")
 
-Fields = Callable[[dict[str, Any]], dict[str, Any]]
-
 _STATUS_DETAILS = "grpc-status-details-bin"
-
-
-@dataclass(frozen=True, slots=True)
-class GrpcService:
-    """One version's `A2AService`: its proto file, and for each RPC the codec `Method` that
-    decodes its request's ProtoJSON and encodes its result (`fields` turns the request's
-    ProtoJSON into the fields that method reads)."""
-
-    version: ProtocolVersion
-    file: FileDescriptor
-    methods: Mapping[str, Method]
-    fields: Mapping[str, Fields]
-    hint: str
-
-    @property
-    def name(self) -> str:
-        return str(self.file.services_by_name["A2AService"].full_name)
-
-
-def _same(fields: dict[str, Any]) -> dict[str, Any]:
-    return fields
-
-
-def _named(key: str, *fields: str) -> Fields:
-    """A 0.3 request naming its resource (`tasks/{id}`, `tasks/{id}/pushNotificationConfigs/
-    {configId}`) in `key`, as the fields of the HTTP+JSON route, whose path holds `fields`."""
-    pattern = ["tasks", "{}", "pushNotificationConfigs", "{}"][: 2 * len(fields)]
-
-    def convert(request: dict[str, Any]) -> dict[str, Any]:
-        rest = {k: v for k, v in request.items() if k != key}
-        parts = str(request.get(key, "")).split("/")
-        values = parts[1::2]
-        if len(parts) != len(pattern) or parts[::2] != pattern[::2] or not all(values):
-            raise field_error(key, f"must be {'/'.join(pattern).format(*fields)}")
-        return {**rest, **dict(zip(fields, values, strict=True))}
-
-    return convert
-
-
-V1_0 = GrpcService(
-    version=ProtocolVersion.V1_0,
-    file=v1_0_pb2.DESCRIPTOR,
-    methods=V10Codec.methods,
-    fields={},
-    hint=" (the A2A 0.3 service is a2a.v1.A2AService)",
-)
-"""A2A 1.0 over gRPC: `lf.a2a.v1.A2AService`, the requests and results of 1.0 JSON-RPC."""
-
-V0_3 = GrpcService(
-    version=ProtocolVersion.V0_3,
-    file=v0_3_pb2.DESCRIPTOR,
-    methods={route.name: route.method for route in REST_V0_3.routes},
-    fields={
-        "GetTask": _named("name", "id"),
-        "CancelTask": _named("name", "id"),
-        "TaskSubscription": _named("name", "id"),
-        "CreateTaskPushNotificationConfig": _named("parent", "id"),
-        "GetTaskPushNotificationConfig": _named("name", "id", "configId"),
-        "ListTaskPushNotificationConfig": _named("parent", "id"),
-        "DeleteTaskPushNotificationConfig": _named("name", "id", "configId"),
-    },
-    hint=" (the A2A 1.0 service is lf.a2a.v1.A2AService)",
-)
-"""A2A 0.3 over gRPC: `a2a.v1.A2AService`, the 0.3 proto's shapes of its HTTP+JSON routes."""
-
-GRPC_SERVICES = (V1_0, V0_3)
 
 
 class GrpcBinding:
@@ -130,7 +58,6 @@ class GrpcBinding:
         request_type = message_factory.GetMessageClass(rpc.input_type)
         response_type = message_factory.GetMessageClass(rpc.output_type)
         method = spec.methods[rpc.name]
-        fields = spec.fields.get(rpc.name, _same)
 
         async def start(request: ProtoMessage, context: grpc.aio.ServicerContext) -> Any:
             metadata = _metadata(context)
@@ -151,7 +78,7 @@ class GrpcBinding:
                     }.items()
                 ]
             )
-            request_fields = fields(json_format.MessageToDict(request))
+            request_fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
             params = method.decode(request_fields)
             call = CallContext(
                 base_url=self.base_url,

@@ -79,7 +79,8 @@ def create_app(
             )
         grpc_server = None
         if grpc_port is not None:
-            from accord.grpc.server import GRPC_SERVICES, GrpcBinding, start_server
+            from accord.grpc.server import GrpcBinding, start_server
+            from accord.grpc.services import GRPC_SERVICES
 
             binding = GrpcBinding(service, public_url or "http://localhost/")
             grpc_server, bound = await start_server(binding, grpc_host, grpc_port)

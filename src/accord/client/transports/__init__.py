@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
+from importlib.util import find_spec
 from typing import Any
 
 import httpx
@@ -13,11 +14,13 @@ from accord.client.transports.base import IdentifiedEvents, Transport
 from accord.client.transports.jsonrpc import JsonRpcTransport
 from accord.client.transports.rest import RestTransport
 from accord.codecs import ProtocolVersion, rest_v0_3, v0_3, v1_0
+from accord.codecs.base import ClientCodec
 from accord.codecs.rest_v1_0 import REST_V1_0
 from accord.types import AgentInterface, TransportProtocol
 
 JSONRPC = TransportProtocol.JSONRPC.value
 HTTP_JSON = TransportProtocol.HTTP_JSON.value
+GRPC = TransportProtocol.GRPC.value
 
 Factory = Callable[..., Transport]
 
@@ -30,6 +33,23 @@ TRANSPORTS: dict[tuple[str, ProtocolVersion], Factory] = {
     ),
 }
 """The (binding, version) pairs the client speaks, each with how to make its transport."""
+
+
+def _grpc_transport(
+    http: httpx.AsyncClient,
+    interface: AgentInterface,
+    codec: ClientCodec[Any],
+    headers: Mapping[str, str],
+) -> Transport:
+    """A GrpcTransport; its module (and grpcio) is imported when a gRPC interface is chosen."""
+    from accord.client.transports.grpc import GrpcTransport
+
+    return GrpcTransport(http, interface, codec, headers=headers)
+
+
+if find_spec("grpc") is not None:  # the `grpc` extra
+    TRANSPORTS[GRPC, ProtocolVersion.V1_0] = partial(_grpc_transport, codec=v1_0.CLIENT)
+    TRANSPORTS[GRPC, ProtocolVersion.V0_3] = partial(_grpc_transport, codec=rest_v0_3.CLIENT)
 
 
 def open_transport(

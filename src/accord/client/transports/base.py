@@ -63,6 +63,9 @@ class Transport(ABC):
         `last_event_id` goes out as the `Last-Event-ID` header.
         """
 
+    async def aclose(self) -> None:
+        """Release what the transport holds of its own (the HTTP client is the Client's)."""
+
     def _request_headers(self, *, accept: str, last_event_id: int | None = None) -> dict[str, str]:
         headers = {**self._headers, "Content-Type": JSON, "Accept": accept}
         if last_event_id is not None:

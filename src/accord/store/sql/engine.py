@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,15 +19,22 @@ WRITES = "accord_writes"
 SQLITE_DRIVER = "sqlite+aiosqlite"
 POSTGRES_DRIVER = "postgresql+asyncpg"
 SQLITE_BUSY_TIMEOUT_MS = 15_000
+POOL_SIZE = 50
+"""Connections each engine keeps open: a server has dozens of requests reading at once."""
+MAX_OVERFLOW = 50
+"""Connections opened beyond POOL_SIZE under load, closed again when returned."""
 
 _SETTING = re.compile(r"\s*(?:-c\s*|--)(?P<name>[A-Za-z_][\w.]*)=(?P<value>\S*)")
 """One setting in libpq's `options`: `-c name=value`, `-cname=value` or `--name=value`."""
 
 _SQLITE_PRAGMAS = (
+    f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",  # wait for the write lock, don't fail
     "PRAGMA journal_mode=WAL",  # readers never wait for the writer
     "PRAGMA synchronous=NORMAL",  # with WAL: durable across process crashes, fast commits
-    f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",  # wait for the write lock, don't fail
 )
+_WAL_SWITCH_ATTEMPTS = 50
+"""Switching a fresh file to WAL needs it to itself, and SQLite answers "database is locked"
+at once, busy timeout or not, while another connection holds it: retry (10 ms apart)."""
 
 
 def sql_url(url: str | URL) -> URL:
@@ -65,7 +73,9 @@ def create_sql_engine(url: str | URL, **options: Any) -> AsyncEngine:
     For SQLite the database file's directory is created, and every connection runs in WAL
     mode with a busy timeout, its transactions begun by SQLAlchemy (so DDL is transactional).
     For PostgreSQL, libpq's `options` parameter (`?options=-csearch_path%3Dtenant`: settings
-    for each session, like the schema to use) becomes asyncpg's server settings.
+    for each session, like the schema to use) becomes asyncpg's server settings. Unless
+    `options` choose a pool, the engine keeps POOL_SIZE connections (SQLAlchemy's default of
+    5 made a server with 50 requests in flight open and close connections all the time).
     """
     parsed = sql_url(url)
     if parsed.drivername == POSTGRES_DRIVER and importlib.util.find_spec("asyncpg") is None:
@@ -79,6 +89,8 @@ def create_sql_engine(url: str | URL, **options: Any) -> AsyncEngine:
     if parsed.drivername == SQLITE_DRIVER and not parsed.query.get("uri"):
         assert parsed.database is not None
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    if "poolclass" not in options:
+        options = {"pool_size": POOL_SIZE, "max_overflow": MAX_OVERFLOW, **options}
     engine = create_async_engine(parsed, **options)
     if parsed.drivername == SQLITE_DRIVER:
         _tune_sqlite(engine)
@@ -115,7 +127,14 @@ def _tune_sqlite(engine: AsyncEngine) -> None:
         dbapi_connection.isolation_level = None  # the driver must not BEGIN on its own
         cursor = dbapi_connection.cursor()
         for pragma in _SQLITE_PRAGMAS:
-            cursor.execute(pragma)
+            for attempt in range(_WAL_SWITCH_ATTEMPTS):
+                try:
+                    cursor.execute(pragma)
+                    break
+                except Exception as exc:  # the adapter's OperationalError, raised as is
+                    if "locked" not in str(exc) or attempt == _WAL_SWITCH_ATTEMPTS - 1:
+                        raise
+                    time.sleep(0.01)
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")

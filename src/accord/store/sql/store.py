@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, nullcontext
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Connection,
     Table,
     and_,
     bindparam,
@@ -29,6 +31,7 @@ from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
 from accord.store.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery
 from accord.store.retention import CleanupReport, Retention
 from accord.store.sql.engine import writer
+from accord.store.sql.group_commit import GroupCommit, Outcome
 from accord.store.sql.migrations import UpgradeResult, upgrade
 from accord.store.sql.rows import event_record, event_values, push_config, stored_task, task_values
 from accord.store.sql.schema import (
@@ -48,19 +51,39 @@ _UPDATE_TASK = update(tasks).where(
     tasks.c.id == bindparam("task_id"), tasks.c.seq == bindparam("previous_seq")
 )
 _LOG_EVENT = insert(task_events)
+_TRIM_LOG = delete(task_events).where(
+    task_events.c.task_id == bindparam("trimmed_task"), task_events.c.seq <= bindparam("up_to")
+)
+_FORGET_RUNNERS = delete(task_runners).where(
+    task_runners.c.task_id.in_(bindparam("finished", expanding=True))
+)
+_STORED_SEQ = select(tasks.c.seq).where(tasks.c.id == bindparam("task_id"))
 
 DEAD_REPLICA_TTL = timedelta(days=1)
 """How long cleanup remembers a replica after its heartbeat expired (it is dead either way)."""
 
 
+@dataclass(slots=True, frozen=True)
+class _Save:
+    """One queued save: the task row's new values (with the version it must move from)."""
+
+    task_id: str
+    seq: int
+    values: dict[str, Any]
+    event: dict[str, Any] | None
+    terminal: bool
+
+
 class SqlTaskStore(TaskStore):
     """A TaskStore on SQLAlchemy's async engine: SQLite (aiosqlite) or PostgreSQL (asyncpg).
 
-    Each save is one transaction: the task row moves from version `seq - 1` to `seq` (a
+    Each save is atomic: the task row moves from version `seq - 1` to `seq` (a
     conditional UPDATE, or an INSERT for `seq` 1) and the event joins the log; a row that
-    moved on meanwhile makes the save fail with StaleTaskError and change nothing. The schema
-    is created or upgraded by `open()`, which every operation awaits first. `close()`
-    disposes of the engine.
+    moved on meanwhile makes the save fail with StaleTaskError and change nothing. Saves are
+    group-committed: one writer commits the saves queued while its previous transaction ran
+    in one transaction, each save with its own versioned UPDATE/INSERT and its own outcome.
+    The schema is created or upgraded by `open()`, which every operation awaits first.
+    `close()` waits for queued saves, then disposes of the engine.
     """
 
     def __init__(self, engine: AsyncEngine, *, retention: Retention | None = None) -> None:
@@ -75,6 +98,7 @@ class SqlTaskStore(TaskStore):
         # SQLite has one writer at a time: this process's writers queue here rather than in
         # SQLite's busy handler, which polls with sleeps. Other processes still meet the latter.
         self._one_writer = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+        self._saves = GroupCommit(self._commit_saves)
 
     def __repr__(self) -> str:
         return f"SqlTaskStore({self.engine.url.render_as_string()!r})"
@@ -94,6 +118,7 @@ class SqlTaskStore(TaskStore):
         return await upgrade(self.engine)
 
     async def close(self) -> None:
+        await self._saves.drain()
         await self.engine.dispose()
         self._opened = False
 
@@ -124,34 +149,49 @@ class SqlTaskStore(TaskStore):
         return stored_task(row) if row is not None else None
 
     async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+        await self.open()
         now = datetime.now(UTC)
         values = task_values(task, seq, now)
-        async with self._writing() as connection:
-            if seq == 1:
-                values.update(id=task.id, created_at=now)
-                result = await connection.execute(self._create_task, values)
-            else:
-                values.update(task_id=task.id, previous_seq=seq - 1)
-                result = await connection.execute(_UPDATE_TASK, values)
-            if result.rowcount != 1:
-                stored = await connection.scalar(select(tasks.c.seq).where(tasks.c.id == task.id))
-                raise StaleTaskError(f"task {task.id} is at event {stored or 0}, not {seq - 1}")
-            if record is not None:
-                await connection.execute(_LOG_EVENT, event_values(record, now))
-                await self._trim_log(connection, record)
-            if task.status.state.is_terminal:  # a finished task has no runner
-                runner = task_runners.c.task_id == task.id
-                await connection.execute(delete(task_runners).where(runner))
+        if seq == 1:
+            values.update(id=task.id, created_at=now)
+        else:
+            values.update(task_id=task.id, previous_seq=seq - 1)
+        event = event_values(record, now) if record is not None else None
+        await self._saves.submit(_Save(task.id, seq, values, event, task.status.state.is_terminal))
 
-    async def _trim_log(self, connection: AsyncConnection, record: EventRecord) -> None:
-        bound = self.retention.max_events_per_task
-        if bound is not None and record.seq > bound:
-            await connection.execute(
-                delete(task_events).where(
-                    task_events.c.task_id == record.task_id,
-                    task_events.c.seq <= record.seq - bound,
-                )
+    async def _commit_saves(self, saves: Sequence[_Save]) -> list[Outcome]:
+        async with self._writing() as connection:
+            return await connection.run_sync(self._write_saves, saves)
+
+    def _write_saves(self, connection: Connection, saves: Sequence[_Save]) -> list[Outcome]:
+        """Apply `saves` in order in one transaction; a stale one changes nothing."""
+        outcomes: list[Outcome] = []
+        written: list[_Save] = []
+        for save in saves:
+            statement = self._create_task if save.seq == 1 else _UPDATE_TASK
+            if connection.execute(statement, save.values).rowcount == 1:
+                written.append(save)
+                outcomes.append(None)
+                continue
+            stored = connection.scalar(_STORED_SEQ, {"task_id": save.task_id})
+            outcomes.append(
+                StaleTaskError(f"task {save.task_id} is at event {stored or 0}, not {save.seq - 1}")
             )
+        events = [save.event for save in written if save.event is not None]
+        if events:
+            connection.execute(_LOG_EVENT, events)
+        bound = self.retention.max_events_per_task
+        trims = [
+            {"trimmed_task": event["task_id"], "up_to": event["seq"] - bound}
+            for event in events
+            if bound is not None and event["seq"] > bound
+        ]
+        if trims:
+            connection.execute(_TRIM_LOG, trims)
+        finished = [save.task_id for save in written if save.terminal]
+        if finished:  # a finished task has no runner
+            connection.execute(_FORGET_RUNNERS, {"finished": finished})
+        return outcomes
 
     async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
         async with self._reading() as connection:
