@@ -79,10 +79,17 @@ class _RunSink(EventSink):
 class Execution(AsyncIterator[EventRecord]):
     """The records of one request's run, from its first event to its final one."""
 
-    def __init__(self, task_id: str, subscription: Subscription) -> None:
-        self.task_id = task_id
+    def __init__(self, run: _Run, subscription: Subscription) -> None:
+        self.task_id = run.task_id
+        self._run = run
         self._subscription = subscription
         self._done = False
+
+    @property
+    def task(self) -> Task | None:
+        """The task as this run holds it (None until the agent created one): what the store
+        has, without reading it back."""
+        return self._run.task
 
     async def __anext__(self) -> EventRecord:
         if self._done:
@@ -176,7 +183,7 @@ class TaskRuntime:
                 apply_event(task, message)
                 await self._record(run, task, final=False)
         run.worker = asyncio.create_task(self._execute(run), name=f"accord-task-{task_id}")
-        return Execution(task_id, subscription)
+        return Execution(run, subscription)
 
     async def _resumable(
         self, message: Message, create_if_missing: bool = False

@@ -75,7 +75,7 @@ class A2AService:
                     break
         finally:
             execution.close()
-        task = await self.runtime.get_task(execution.task_id)
+        task = execution.task or await self.runtime.get_task(execution.task_id)
         return await _shaped(with_history(task, _history_length(params)), params, call)
 
     async def stream_message(
