@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import AliasChoices, Field, TypeAdapter
+from pydantic import AliasChoices, Field
 from pydantic_core import to_json
 
 from accord.codecs.base import (
@@ -54,13 +54,11 @@ from accord.types import (
     MessageSendConfiguration,
     MessageSendParams,
     PushNotificationConfig,
-    SendResult,
-    StreamEvent,
-    Task,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
     TaskState,
+    adapters,
 )
 
 # --- data objects ----------------------------------------------------------------------------
@@ -478,24 +476,22 @@ def _task_id(params: TaskIdParams) -> dict[str, Any]:
     return {"id": params.id}
 
 
-_TASK = TypeAdapter(Task)
-_SEND_RESULT: TypeAdapter[Any] = TypeAdapter(SendResult)
-_STREAM_EVENT: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
-
 CLIENT: ClientCodec[None] = ClientCodec(
     version=ProtocolVersion.V0_3,
     send=ClientCall(
-        "SendMessage", send_message_params, validated(_SEND_RESULT, SEND_MESSAGE_RESPONSE.from_v1)
+        "SendMessage",
+        send_message_params,
+        validated(adapters.SEND_RESULT, SEND_MESSAGE_RESPONSE.from_v1),
     ),
     stream=ClientCall(
         "SendStreamingMessage",
         send_message_params,
-        validated(_STREAM_EVENT, STREAM_RESPONSE.from_v1),
+        validated(adapters.STREAM_EVENT, STREAM_RESPONSE.from_v1),
     ),
-    get_task=ClientCall("GetTask", A2AModel.to_wire, validated(_TASK, TASK.from_v1)),
-    cancel_task=ClientCall("CancelTask", _task_id, validated(_TASK, TASK.from_v1)),
+    get_task=ClientCall("GetTask", A2AModel.to_wire, validated(adapters.TASK, TASK.from_v1)),
+    cancel_task=ClientCall("CancelTask", _task_id, validated(adapters.TASK, TASK.from_v1)),
     resubscribe=ClientCall(
-        "TaskSubscription", _task_id, validated(_STREAM_EVENT, STREAM_RESPONSE.from_v1)
+        "TaskSubscription", _task_id, validated(adapters.STREAM_EVENT, STREAM_RESPONSE.from_v1)
     ),
     set_push_config=ClientCall(
         "CreateTaskPushNotificationConfig",

@@ -6,7 +6,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import TypeAdapter
 from pydantic_core import to_json
 
 from accord.codecs.base import (
@@ -32,12 +31,10 @@ from accord.types import (
     JSONRPCError,
     ListTaskPushNotificationConfigParams,
     MessageSendParams,
-    SendResult,
-    StreamEvent,
-    Task,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
+    adapters,
 )
 
 
@@ -118,11 +115,6 @@ def legacy_error(error: A2AError) -> bytes:
 
 # --- the client's direction: the canonical JSON both ways ------------------------------------
 
-_SEND_RESULT: TypeAdapter[Any] = TypeAdapter(SendResult)
-_STREAM_EVENT: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
-_TASK = TypeAdapter(Task)
-_PUSH_CONFIG = TypeAdapter(TaskPushNotificationConfig)
-
 
 def error_from_object(error: Any) -> A2AError:
     """The A2AError a JSON-RPC error object received stands for."""
@@ -130,7 +122,7 @@ def error_from_object(error: Any) -> A2AError:
 
 
 def _configs(result: Any) -> list[TaskPushNotificationConfig]:
-    return TypeAdapter(list[TaskPushNotificationConfig]).validate_python(result)
+    return adapters.PUSH_CONFIGS.validate_python(result)
 
 
 def _card(result: Any) -> AgentCard:
@@ -139,16 +131,16 @@ def _card(result: Any) -> AgentCard:
 
 CLIENT: ClientCodec[None] = ClientCodec(
     version=ProtocolVersion.V0_3,
-    send=ClientCall("message/send", A2AModel.to_wire, validated(_SEND_RESULT)),
-    stream=ClientCall("message/stream", A2AModel.to_wire, validated(_STREAM_EVENT)),
-    get_task=ClientCall("tasks/get", A2AModel.to_wire, validated(_TASK)),
-    cancel_task=ClientCall("tasks/cancel", A2AModel.to_wire, validated(_TASK)),
-    resubscribe=ClientCall("tasks/resubscribe", A2AModel.to_wire, validated(_STREAM_EVENT)),
+    send=ClientCall("message/send", A2AModel.to_wire, validated(adapters.SEND_RESULT)),
+    stream=ClientCall("message/stream", A2AModel.to_wire, validated(adapters.STREAM_EVENT)),
+    get_task=ClientCall("tasks/get", A2AModel.to_wire, validated(adapters.TASK)),
+    cancel_task=ClientCall("tasks/cancel", A2AModel.to_wire, validated(adapters.TASK)),
+    resubscribe=ClientCall("tasks/resubscribe", A2AModel.to_wire, validated(adapters.STREAM_EVENT)),
     set_push_config=ClientCall(
-        "tasks/pushNotificationConfig/set", A2AModel.to_wire, validated(_PUSH_CONFIG)
+        "tasks/pushNotificationConfig/set", A2AModel.to_wire, validated(adapters.PUSH_CONFIG)
     ),
     get_push_config=ClientCall(
-        "tasks/pushNotificationConfig/get", A2AModel.to_wire, validated(_PUSH_CONFIG)
+        "tasks/pushNotificationConfig/get", A2AModel.to_wire, validated(adapters.PUSH_CONFIG)
     ),
     list_push_configs=ClientCall("tasks/pushNotificationConfig/list", A2AModel.to_wire, _configs),
     delete_push_config=ClientCall("tasks/pushNotificationConfig/delete", A2AModel.to_wire, ignored),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, Self
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field
 from pydantic.alias_generators import to_camel
 from pydantic_core import from_json, to_json
 
@@ -45,13 +45,12 @@ from accord.types import (
     PushNotificationAuthenticationInfo,
     PushNotificationConfig,
     Role,
-    SendResult,
-    StreamEvent,
     Task,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
     TaskState,
+    adapters,
 )
 
 # --- data objects: one converter per message type, both directions ----------------------------
@@ -789,7 +788,8 @@ def task_page(result: Any) -> TaskPage:
         raise field_error("tasks", "must be a list")
     return TaskPage(
         tasks=[
-            _TASK.validate_python(TASK.from_v1(task, f"tasks.{i}")) for i, task in enumerate(tasks)
+            adapters.TASK.validate_python(TASK.from_v1(task, f"tasks.{i}"))
+            for i, task in enumerate(tasks)
         ],
         next_page_token=str(page.get("nextPageToken", "")),
         page_size=int(page.get("pageSize", len(tasks))),
@@ -833,7 +833,9 @@ def card_from_v1(result: Any) -> AgentCard:
     if "extendedAgentCard" in capabilities:
         out["supportsAuthenticatedExtendedCard"] = capabilities.pop("extendedAgentCard")
     out["capabilities"] = capabilities
-    return _CARD.validate_python(proto_card_security(out, "securityRequirements", card))
+    return adapters.AGENT_CARD.validate_python(
+        proto_card_security(out, "securityRequirements", card)
+    )
 
 
 def proto_card_security(
@@ -914,25 +916,24 @@ def error_from_object(error: Any) -> A2AError:
     return A2AError.from_error_object(obj.model_copy(update={"data": data}))
 
 
-_TASK = TypeAdapter(Task)
-_CARD = TypeAdapter(AgentCard)
-_SEND_RESULT: TypeAdapter[Any] = TypeAdapter(SendResult)
-_STREAM_EVENT: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
-
 CLIENT: ClientCodec[ListTasksParams] = ClientCodec(
     version=ProtocolVersion.V1_0,
     send=ClientCall(
-        "SendMessage", send_message_params, validated(_SEND_RESULT, SEND_MESSAGE_RESPONSE.from_v1)
+        "SendMessage",
+        send_message_params,
+        validated(adapters.SEND_RESULT, SEND_MESSAGE_RESPONSE.from_v1),
     ),
     stream=ClientCall(
         "SendStreamingMessage",
         send_message_params,
-        validated(_STREAM_EVENT, STREAM_RESPONSE.from_v1),
+        validated(adapters.STREAM_EVENT, STREAM_RESPONSE.from_v1),
     ),
-    get_task=ClientCall("GetTask", A2AModel.to_wire, validated(_TASK, TASK.from_v1)),
-    cancel_task=ClientCall("CancelTask", A2AModel.to_wire, validated(_TASK, TASK.from_v1)),
+    get_task=ClientCall("GetTask", A2AModel.to_wire, validated(adapters.TASK, TASK.from_v1)),
+    cancel_task=ClientCall("CancelTask", A2AModel.to_wire, validated(adapters.TASK, TASK.from_v1)),
     resubscribe=ClientCall(
-        "SubscribeToTask", A2AModel.to_wire, validated(_STREAM_EVENT, STREAM_RESPONSE.from_v1)
+        "SubscribeToTask",
+        A2AModel.to_wire,
+        validated(adapters.STREAM_EVENT, STREAM_RESPONSE.from_v1),
     ),
     set_push_config=ClientCall(
         "CreateTaskPushNotificationConfig",

@@ -6,18 +6,16 @@ import asyncio
 import logging
 from typing import Any, ClassVar
 
-from pydantic import TypeAdapter
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from accord.errors import A2AError
 from accord.runtime.bus import EventBus
-from accord.runtime.records import EventRecord, StreamItem
-from accord.types import JSONRPCError, StreamEvent, new_id
+from accord.runtime.records import EventRecord
+from accord.types import JSONRPCError, adapters, new_id
 
 log = logging.getLogger("accord.bus")
 
-_EVENT: TypeAdapter[StreamItem] = TypeAdapter(StreamEvent)
 _RECORD, _FAILURE, _CANCEL = b"r", b"e", b"c"
 
 
@@ -136,7 +134,7 @@ class RedisEventBus(EventBus):
                 payload = fields[b"p"]
                 self._deliver_locally(
                     EventRecord(
-                        task_id, int(fields[b"s"]), _EVENT.validate_json(payload),
+                        task_id, int(fields[b"s"]), adapters.STREAM_EVENT.validate_json(payload),
                         fields[b"f"] == b"1", payload,
                     )
                 )  # fmt: skip

@@ -9,15 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import TypeAdapter
-
-from accord.runtime.records import EventRecord, StreamItem
+from accord.runtime.records import EventRecord
 from accord.store.base import StoredTask
 from accord.store.query import status_time
-from accord.types import PushNotificationConfig, Task
-from accord.types.tasks import StreamEvent
-
-_STREAM_EVENT: TypeAdapter[StreamItem] = TypeAdapter(StreamEvent)
+from accord.types import PushNotificationConfig, Task, adapters
 
 
 def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
@@ -51,7 +46,7 @@ def event_values(record: EventRecord, now: datetime) -> dict[str, Any]:
 def event_record(row: Any) -> EventRecord:
     """A logged event, its payload the bytes that were saved."""
     payload = bytes(row.payload)
-    event = _STREAM_EVENT.validate_json(payload)
+    event = adapters.STREAM_EVENT.validate_json(payload)
     return EventRecord(row.task_id, row.seq, event, row.final, payload)
 
 
