@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from accord.agents.agent import Agent
@@ -18,6 +19,7 @@ from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
+from accord.server.rpc_shortcut import JsonRpcShortcut
 from accord.server.service import A2AService
 from accord.store import TaskStore
 from accord.store.retention import DEFAULT_CLEANUP_INTERVAL, clean_periodically
@@ -99,7 +101,12 @@ def create_app(
     routes.append(Route(EXTENDED_CARD_PATH, card.extended, methods=["GET"]))
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     routes.extend(RestBinding(service, max_body_bytes=max_body_bytes).routes())
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=HTTP_ERROR_HANDLERS)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers=HTTP_ERROR_HANDLERS,
+        middleware=[Middleware(JsonRpcShortcut, binding=rpc)],
+    )
     app.state.runtime = runtime
     app.state.service = service
     return app

@@ -46,6 +46,7 @@ from accord.types import A2AModel, JsonRpcId
 log = logging.getLogger("accord.server")
 
 _HTTP_STATUS: dict[type[A2AError], int] = {BodyTooLarge: 413, WrongContentType: 415}
+_NO_QUERY: Mapping[str, str] = {}
 
 
 class JsonRpcBinding:
@@ -62,19 +63,21 @@ class JsonRpcBinding:
     async def handle(self, request: Request) -> Response:
         request_id: JsonRpcId = None
         extension_headers: dict[str, str] = {}
-        named = named_version(request.headers, request.query_params)
+        headers = request.headers
+        query = request.query_params if request.scope.get("query_string") else _NO_QUERY
+        named = named_version(headers, query)
         # Errors before the method is known are shaped as the version the request names.
-        codec = CODECS[version_hint(request.headers, request.query_params)]
+        codec = CODECS[version_hint(headers, query)]
         try:
             check_content_type(request)
             call = _parse_object(await read_body(request, self.max_body_bytes))
             request_id = _request_id(call)
             method_name = _method(call)
-            activation = self.service.activate_extensions(request.headers)
+            activation = self.service.activate_extensions(headers)
             extension_headers = activation.response_headers()
             context = CallContext(
-                base_url=str(request.base_url),
-                headers=request.headers,
+                base_url=lambda: str(request.base_url),
+                headers=headers,
                 last_event_id=last_event_id(request),
                 extensions=activation.active,
             )

@@ -143,7 +143,7 @@ class RestBinding:
             fields = {**await self._fields(request), **path}
             params = _decode(route, fields)
             context = CallContext(
-                base_url=str(request.base_url),
+                base_url=lambda: str(request.base_url),
                 headers=request.headers,
                 last_event_id=last_event_id(request) if method.streaming else None,
                 tenant=tenant or _tenant_field(fields),
