@@ -1,4 +1,4 @@
-"""JSON-RPC at the root skips routing; the app still answers where it is mounted, and GET / is 405."""
+"""JSON-RPC at the root skips routing, and still answers where the app is mounted."""
 
 from __future__ import annotations
 
