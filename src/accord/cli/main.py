@@ -52,7 +52,11 @@ TransportOption = Annotated[
 ]
 VersionOption = Annotated[
     str | None,
-    typer.Option("--version", help="Use the card's interface of this A2A version: 1.0 or 0.3."),
+    typer.Option(
+        "--version",
+        help="Use the card's interface of this A2A version: 1.0, 0.3 or 0.1 (0.1: the card's"
+        " JSON-RPC interface, unless one says 0.1).",
+    ),
 ]
 StoreUrl = Annotated[
     str,

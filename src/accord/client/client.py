@@ -49,11 +49,12 @@ class Client:
 
     `url` is the agent's base URL (or the URL of its card). The card is fetched on the first
     call; calls go to the first of its interfaces (in the card's order) that accord speaks
-    (JSON-RPC, HTTP+JSON or, with the `grpc` extra, gRPC; A2A 1.0 or 0.3/0.2) and that has the
-    `transport` ("JSONRPC", "HTTP+JSON", "GRPC") and `version` ("1.0", "0.3") asked for, if any
-    are. Use as `async with Client(url) as c:`. `http_client` lets you bring your own httpx
-    client (then `timeout` is its business, and closing it stays yours); `headers` go with every
-    request.
+    (JSON-RPC, HTTP+JSON or, with the `grpc` extra, gRPC; A2A 1.0 or 0.3/0.2; 0.1 over
+    JSON-RPC) and that has the `transport` ("JSONRPC", "HTTP+JSON", "GRPC") and `version`
+    ("1.0", "0.3", "0.1") asked for, if any are. Cards of 0.1 agents name no version: ask for
+    "0.1" to speak it at the card's JSON-RPC interface (`select_interface`). Use as
+    `async with Client(url) as c:`. `http_client` lets you bring your own httpx client (then
+    `timeout` is its business, and closing it stays yours); `headers` go with every request.
     """
 
     def __init__(

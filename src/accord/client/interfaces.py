@@ -6,6 +6,8 @@ from accord.codecs import ProtocolVersion, parse_version
 from accord.errors import A2AClientError, VersionNotSupported
 from accord.types import AgentCard, AgentInterface, TransportProtocol
 
+JSONRPC = TransportProtocol.JSONRPC.value
+
 
 def jsonrpc_url(card: AgentCard) -> str:
     """The URL of the card's JSON-RPC interface: its main `url` or an additional interface."""
@@ -48,7 +50,11 @@ def select_interface(
     """The first interface of the card (in its order) that the client speaks (`spoken`) and
     that has the `transport` and `version` asked for, if any are.
 
-    A2AClientError, listing what the card offers, when none does.
+    A card says an interface speaks A2A 0.1 with `protocolVersion` `0.1` (or `0.1.x`); a
+    card without one is read as 0.3, so 0.1 agents, whose cards predate the field, are
+    reached by asking for version 0.1: when no interface of the card says 0.1, its first
+    JSON-RPC interface is taken to speak it. A2AClientError, listing what the card offers,
+    when no interface fits.
     """
     wanted_version = _version(version) if version else None
     for interface in card_interfaces(card):
@@ -60,6 +66,11 @@ def select_interface(
         if wanted_version and key[1] is not wanted_version:
             continue
         return interface
+    legacy = wanted_version is ProtocolVersion.V0_1 and (transport or JSONRPC).upper() == JSONRPC
+    if legacy and (JSONRPC, ProtocolVersion.V0_1) in spoken:
+        for interface in card_interfaces(card):
+            if interface.transport == JSONRPC:
+                return interface.model_copy(update={"protocol_version": ProtocolVersion.V0_1.value})
     asked = " ".join(filter(None, (transport, version))) or "interface accord speaks"
     offered = ", ".join(describe(i) for i in card_interfaces(card)) or "none"
     raise A2AClientError(f"agent {card.name!r} offers no {asked} (it offers: {offered})")

@@ -12,8 +12,9 @@ import httpx
 from accord.client.interfaces import interface_key
 from accord.client.transports.base import IdentifiedEvents, Transport
 from accord.client.transports.jsonrpc import JsonRpcTransport
+from accord.client.transports.jsonrpc_v0_1 import JsonRpcV01Transport
 from accord.client.transports.rest import RestTransport
-from accord.codecs import ProtocolVersion, rest_v0_3, v0_3, v1_0
+from accord.codecs import ProtocolVersion, rest_v0_3, v0_1, v0_3, v1_0
 from accord.codecs.base import ClientCodec
 from accord.codecs.rest_v1_0 import REST_V1_0
 from accord.types import AgentInterface, TransportProtocol
@@ -27,6 +28,7 @@ Factory = Callable[..., Transport]
 TRANSPORTS: dict[tuple[str, ProtocolVersion], Factory] = {
     (JSONRPC, ProtocolVersion.V1_0): partial(JsonRpcTransport, codec=v1_0.CLIENT),
     (JSONRPC, ProtocolVersion.V0_3): partial(JsonRpcTransport, codec=v0_3.CLIENT),
+    (JSONRPC, ProtocolVersion.V0_1): partial(JsonRpcV01Transport, codec=v0_1.CLIENT),
     (HTTP_JSON, ProtocolVersion.V1_0): partial(RestTransport, codec=v1_0.CLIENT, routes=REST_V1_0),
     (HTTP_JSON, ProtocolVersion.V0_3): partial(
         RestTransport, codec=rest_v0_3.CLIENT, routes=rest_v0_3.REST_V0_3
@@ -68,6 +70,7 @@ __all__ = [
     "TRANSPORTS",
     "IdentifiedEvents",
     "JsonRpcTransport",
+    "JsonRpcV01Transport",
     "RestTransport",
     "Transport",
     "open_transport",
