@@ -551,9 +551,11 @@ def tenants(app: Starlette) -> Iterator[list[str | None]]:
     for name in ("send_message", "get_task", "list_tasks", "resubscribe", "list_push_configs"):
         original = originals[name] = getattr(service, name)
 
-        async def watched(params: Any, call: CallContext, original: Any = original) -> Any:
+        async def watched(
+            params: Any, call: CallContext, original: Any = original, **options: Any
+        ) -> Any:
             seen.append(call.tenant)
-            return await original(params, call)
+            return await original(params, call, **options)
 
         setattr(service, name, watched)
     yield seen
@@ -717,7 +719,7 @@ async def test_a_stream_that_fails_after_it_started_ends_with_an_error_event() -
         yield EventRecord.of("t", 1, task, final=False)
         raise TaskNotFound("task t is gone")
 
-    async def stream_message(params: Any, call: Any) -> AsyncIterator[EventRecord]:
+    async def stream_message(params: Any, call: Any, **options: Any) -> AsyncIterator[EventRecord]:
         return records()
 
     app.state.service.stream_message = stream_message

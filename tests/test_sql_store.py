@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, inspect, text
+from sqlalchemy import Connection, insert, inspect, text
 
+from accord.runtime.push import TASK_SNAPSHOTS
 from accord.store import InMemoryTaskStore, open_store
 from accord.store.sql import SchemaVersionError, SqlTaskStore, sql_url, upgrade
-from accord.store.sql.migrations import BASELINE_VERSION, Migration, UpgradeResult
-from accord.store.sql.schema import metadata, tasks
+from accord.store.sql.migrations import (
+    BASELINE_VERSION,
+    MIGRATIONS,
+    Migration,
+    UpgradeResult,
+    head_version,
+)
+from accord.store.sql.schema import metadata, push_configs, schema_version, tasks
 from accord.types import Task, TaskState, TaskStatus
 from services import PG_URL
 from stores import (  # noqa: F401 - fixtures
@@ -26,7 +34,9 @@ def add_note_column(connection: Connection) -> None:
     connection.execute(text("ALTER TABLE accord_replicas ADD COLUMN note VARCHAR(40)"))
 
 
-NEXT_STEP = Migration(BASELINE_VERSION + 1, "replicas get a note", add_note_column)
+HEAD = head_version()
+NEXT_STEP = Migration(HEAD + 1, "replicas get a note", add_note_column)
+WITH_NEXT_STEP = [*MIGRATIONS, NEXT_STEP]
 
 
 # --- URLs -----------------------------------------------------------------------------------
@@ -117,19 +127,19 @@ async def test_migrations_create_the_schema_once(sql_backend: Backend) -> None:
     finally:
         await engine.dispose()
 
-    assert first == UpgradeResult(0, BASELINE_VERSION)
-    assert again == UpgradeResult(BASELINE_VERSION, BASELINE_VERSION)
+    assert first == UpgradeResult(0, HEAD)
+    assert again == UpgradeResult(HEAD, HEAD)
     assert not again.changed
     assert tables == set(metadata.tables)
-    assert recorded == [BASELINE_VERSION]
+    assert recorded == [HEAD]  # a fresh database gets the newest schema at once
 
 
 async def test_a_new_step_runs_once_on_an_existing_database(sql_backend: Backend) -> None:
     engine = sql_backend.engine()
     try:
         await upgrade(engine)
-        stepped = await upgrade(engine, [NEXT_STEP])
-        again = await upgrade(engine, [NEXT_STEP])
+        stepped = await upgrade(engine, WITH_NEXT_STEP)
+        again = await upgrade(engine, WITH_NEXT_STEP)
         async with engine.connect() as connection:
             columns = await connection.run_sync(
                 lambda c: {column["name"] for column in inspect(c).get_columns("accord_replicas")}
@@ -137,7 +147,7 @@ async def test_a_new_step_runs_once_on_an_existing_database(sql_backend: Backend
     finally:
         await engine.dispose()
 
-    assert stepped == UpgradeResult(BASELINE_VERSION, NEXT_STEP.version)
+    assert stepped == UpgradeResult(HEAD, NEXT_STEP.version)
     assert again == UpgradeResult(NEXT_STEP.version, NEXT_STEP.version)
     assert "note" in columns
 
@@ -145,7 +155,7 @@ async def test_a_new_step_runs_once_on_an_existing_database(sql_backend: Backend
 async def test_a_database_from_a_newer_accord_is_refused(sql_backend: Backend) -> None:
     engine = sql_backend.engine()
     try:
-        await upgrade(engine, [NEXT_STEP])
+        await upgrade(engine, WITH_NEXT_STEP)
         with pytest.raises(SchemaVersionError, match="newer than this accord knows"):
             await upgrade(engine)
     finally:
@@ -170,7 +180,35 @@ async def test_stores_starting_together_create_the_schema_once(sql_backend: Back
         for engine in engines:
             await engine.dispose()
 
-    assert sorted(result.before for result in results) == [0] + [BASELINE_VERSION] * 3
+    assert sorted(result.before for result in results) == [0] + [HEAD] * 3
+
+
+NOW = datetime.now(UTC)
+OLD_CONFIG = '{"url": "https://old/hook", "id": "c"}'
+
+
+async def test_push_configs_of_a_version_1_database_get_the_task_payload_format(
+    sql_backend: Backend,
+) -> None:
+    engine = sql_backend.engine()
+    try:
+        async with engine.begin() as connection:  # what accord made at schema version 1
+            await connection.run_sync(metadata.create_all)
+            await connection.execute(text(f"ALTER TABLE {push_configs} DROP COLUMN payload_format"))
+            baseline = {"version": BASELINE_VERSION, "description": "baseline", "applied_at": NOW}
+            await connection.execute(insert(schema_version).values(baseline))
+            await connection.execute(
+                insert(push_configs).values(task_id="t", config_id="c", config=OLD_CONFIG)
+            )
+        upgraded = await upgrade(engine)
+    finally:
+        await engine.dispose()
+    store = await sql_backend.open()
+    kept = await store.get_push_config("t", "c")
+
+    assert upgraded == UpgradeResult(BASELINE_VERSION, HEAD)
+    assert kept is not None
+    assert (kept.config.url, kept.payload_format) == ("https://old/hook", TASK_SNAPSHOTS)
 
 
 async def test_listing_has_an_index_for_each_filter(sql_backend: Backend) -> None:

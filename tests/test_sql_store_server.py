@@ -16,6 +16,7 @@ from accord.client import SyncClient
 from accord.samples import echo
 from accord.server import create_app
 from accord.store import CleanupReport, InMemoryTaskStore
+from accord.store.sql.migrations import head_version
 from accord.types import Task, TaskState
 from agents_for_tests import SAFETY_TIMEOUT, AsksThenCompletes, Switchboard
 from served_process import accord_serve, free_port
@@ -79,8 +80,8 @@ def test_db_upgrade_creates_the_schema_once(tmp_path: Path) -> None:
     second = invoke("db", "upgrade", env={"ACCORD_STORE": store})
 
     assert (first.exit_code, second.exit_code) == (0, 0)
-    assert first.stdout == f"created the schema of {store} (version 1)\n"
-    assert second.stdout == f"{store} is up to date (version 1)\n"
+    assert first.stdout == f"created the schema of {store} (version {head_version()})\n"
+    assert second.stdout == f"{store} is up to date (version {head_version()})\n"
 
 
 def test_serve_reports_a_store_it_cannot_open_in_one_line() -> None:

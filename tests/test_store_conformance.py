@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import base64
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
 from accord.errors import InvalidParams
+from accord.runtime.push import TASK_SNAPSHOTS, PushTarget
 from accord.runtime.records import EventRecord
 from accord.store import CleanupReport, Retention, StaleTaskError, TaskQuery, TaskStore
 from accord.types import (
@@ -350,44 +352,63 @@ async def test_a_page_token_the_server_never_issued_is_invalid_params(
 # --- push notification configs --------------------------------------------------------------
 
 
-async def test_push_configs_are_kept_per_task_in_the_order_first_set(store: TaskStore) -> None:
-    first = await store.set_push_config("task-1", PushNotificationConfig(url="https://a/hook"))
-    second = await store.set_push_config(
-        "task-1", PushNotificationConfig(id="mine", url="https://b/hook", token="t")
-    )
-    await store.set_push_config("task-2", PushNotificationConfig(id="mine", url="https://c"))
+def hook(url: str, config_id: str | None = None, **extra: Any) -> PushTarget:
+    """A webhook in the default payload format."""
+    return PushTarget(PushNotificationConfig(id=config_id, url=url, **extra))
 
-    assert first.id  # one was assigned
-    assert second.id == "mine"
-    assert await store.get_push_config("task-1", first.id) == first
+
+async def test_push_configs_are_kept_per_task_in_the_order_first_set(store: TaskStore) -> None:
+    first = await store.set_push_config("task-1", hook("https://a/hook"))
+    second = await store.set_push_config("task-1", hook("https://b/hook", "mine", token="t"))
+    await store.set_push_config("task-2", hook("https://c", "mine"))
+
+    assert first.config.id  # one was assigned
+    assert second.config.id == "mine"
+    assert await store.get_push_config("task-1", first.config.id) == first
     assert await store.list_push_configs("task-1") == [first, second]
-    assert [c.url for c in await store.list_push_configs("task-2")] == ["https://c"]
+    assert [t.config.url for t in await store.list_push_configs("task-2")] == ["https://c"]
     assert await store.list_push_configs("task-3") == []
     assert await store.get_push_config("task-1", "nope") is None
 
 
 async def test_setting_a_push_config_again_replaces_it_in_place(store: TaskStore) -> None:
-    first = await store.set_push_config("task-1", PushNotificationConfig(id="x", url="https://a"))
-    await store.set_push_config("task-1", PushNotificationConfig(id="y", url="https://b"))
-    replaced = await store.set_push_config(
-        "task-1", PushNotificationConfig(id="x", url="https://a2")
-    )
+    first = await store.set_push_config("task-1", hook("https://a", "x"))
+    await store.set_push_config("task-1", hook("https://b", "y"))
+    replaced = await store.set_push_config("task-1", hook("https://a2", "x"))
 
     assert replaced != first
-    assert [(c.id, c.url) for c in await store.list_push_configs("task-1")] == [
+    assert [(t.config.id, t.config.url) for t in await store.list_push_configs("task-1")] == [
         ("x", "https://a2"),
         ("y", "https://b"),
     ]
 
 
 async def test_deleting_a_push_config(store: TaskStore) -> None:
-    await store.set_push_config("task-1", PushNotificationConfig(id="x", url="https://a"))
-    await store.set_push_config("task-1", PushNotificationConfig(id="y", url="https://b"))
+    await store.set_push_config("task-1", hook("https://a", "x"))
+    await store.set_push_config("task-1", hook("https://b", "y"))
 
     assert await store.delete_push_config("task-1", "x") is True
     assert await store.delete_push_config("task-1", "x") is False
     assert await store.delete_push_config("task-2", "y") is False
-    assert [c.id for c in await store.list_push_configs("task-1")] == ["y"]
+    assert [t.config.id for t in await store.list_push_configs("task-1")] == ["y"]
+
+
+async def test_a_push_config_keeps_its_payload_format_across_stores(backend: Backend) -> None:
+    store = await backend.open()
+    default = await store.set_push_config("task-1", hook("https://a", "a"))
+    chosen = PushTarget(PushNotificationConfig(url="https://b"), "stream-response/1.0")
+    named = await store.set_push_config("task-1", chosen)
+    await store.set_push_config("task-1", PushTarget(default.config, "another/format"))
+    assert named.config.id
+
+    reopened = await backend.open()  # SQL: a new store, engine and connections on the same data
+    kept = await reopened.list_push_configs("task-1")
+    assert default.payload_format == TASK_SNAPSHOTS
+    assert [(t.config.url, t.payload_format) for t in kept] == [
+        ("https://a", "another/format"),  # replaced with its config
+        ("https://b", "stream-response/1.0"),
+    ]
+    assert await reopened.get_push_config("task-1", named.config.id) == named
 
 
 # --- retention ------------------------------------------------------------------------------
@@ -399,7 +420,7 @@ async def test_cleanup_forgets_finished_tasks_after_their_ttl(backend: Backend) 
     running = make_task(state=TaskState.WORKING)
     for task in (finished, running):
         await save_versions(store, task, 2)
-        await store.set_push_config(task.id, PushNotificationConfig(id="p", url="https://a"))
+        await store.set_push_config(task.id, hook("https://a", "p"))
     now = datetime.now(UTC)
 
     assert await store.cleanup(now + timedelta(days=6)) == CleanupReport()

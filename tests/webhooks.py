@@ -39,12 +39,21 @@ class Webhook:
                 self.failures -= 1
                 return Response(status_code=500)
             self.calls.append((dict(request.headers), body))
-        self.reached(body["status"]["state"]).open()
+        state = self.state_of(body)
+        if state is not None:
+            self.reached(state).open()
         return Response(status_code=204)
+
+    def state_of(self, body: dict[str, Any]) -> str | None:
+        """The task state a notification tells of (None: it tells of none); here the body is
+        the task, as 0.x webhooks get it."""
+        state: str = body["status"]["state"]
+        return state
 
     def states(self) -> list[str]:
         with self.lock:
-            return [body["status"]["state"] for _, body in self.calls]
+            found = [self.state_of(body) for _, body in self.calls]
+        return [state for state in found if state is not None]
 
 
 @contextmanager

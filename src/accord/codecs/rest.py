@@ -10,13 +10,10 @@ from urllib.parse import quote
 from pydantic_core import to_json
 
 from accord.codecs.base import Method
-from accord.codecs.v1_0 import error_data, error_details
+from accord.codecs.v1_0 import A2A_JSON, error_data, error_details
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import A2AError, InternalError, InvalidParams, MethodNotFound
 from accord.types import JSONRPCError
-
-A2A_JSON = "application/a2a+json"
-"""The media type A2A 1.0 registers for HTTP+JSON requests and responses."""
 
 JSON_MEDIA_TYPES = ("application/json", A2A_JSON)
 """The request body types an HTTP+JSON route reads (either version)."""

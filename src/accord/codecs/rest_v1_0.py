@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from accord.codecs.rest import A2A_JSON, RestCodec, RestRoute
-from accord.codecs.v1_0 import V10Codec
+from accord.codecs.rest import RestCodec, RestRoute
+from accord.codecs.v1_0 import A2A_JSON, V10Codec
 from accord.codecs.versions import ProtocolVersion
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, Protocol, Self
 
 from pydantic import Field
@@ -22,6 +23,7 @@ from accord.codecs.base import (
 )
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import A2AError, InvalidParams
+from accord.runtime.push import PushFormat, register_push_format
 from accord.runtime.records import EventRecord
 from accord.server.service import ListTasksParams
 from accord.store.query import (
@@ -487,6 +489,9 @@ def get_extended_card_request(params: Any) -> None:
 
 # --- results ---------------------------------------------------------------------------------
 
+A2A_JSON = "application/a2a+json"
+"""The media type A2A 1.0 registers for its JSON (HTTP+JSON bodies, webhook notifications)."""
+
 STREAM_ENCODING = "1.0"
 """The key of a record's 1.0 StreamResponse JSON in `EventRecord.encodings`."""
 
@@ -505,6 +510,21 @@ def stream_result(record: EventRecord) -> bytes:
     The payload, not `record.event`: a task snapshot's event is the live task, which moves on.
     """
     return converted_record(record, STREAM_ENCODING, STREAM_RESPONSE)
+
+
+class StreamResponses(PushFormat):
+    """How 1.0 webhooks are notified (spec 1.0, 4.3.3): every event of the task, in order, as
+    the StreamResponse a stream carries (the same bytes), typed `application/a2a+json`."""
+
+    name = "stream-response/1.0"
+    media_type = A2A_JSON
+
+    def body(self, record: EventRecord, task: Task) -> bytes:
+        return stream_result(record)
+
+
+PUSH_FORMAT = register_push_format(StreamResponses()).name
+"""The payload format of webhooks registered in 1.0 (with a config, or inline with a message)."""
 
 
 def converted_record(record: EventRecord, key: str, converter: Converter) -> bytes:
@@ -711,9 +731,16 @@ class V10Codec(JsonRpcCodec):
 
     version = ProtocolVersion.V1_0
     methods = {
-        "SendMessage": Method(lambda s: s.send_message, send_message_request, send_message_result),
+        "SendMessage": Method(
+            lambda s: partial(s.send_message, push_format=PUSH_FORMAT),
+            send_message_request,
+            send_message_result,
+        ),
         "SendStreamingMessage": Method(
-            lambda s: s.stream_message, send_message_request, stream_result, streaming=True
+            lambda s: partial(s.stream_message, push_format=PUSH_FORMAT),
+            send_message_request,
+            stream_result,
+            streaming=True,
         ),
         "GetTask": Method(lambda s: s.get_task, get_task_request, task_result),
         "ListTasks": Method(lambda s: s.list_tasks, list_tasks_request, list_tasks_result),
@@ -722,7 +749,9 @@ class V10Codec(JsonRpcCodec):
             lambda s: s.resubscribe, task_id_request, stream_result, streaming=True
         ),
         "CreateTaskPushNotificationConfig": Method(
-            lambda s: s.set_push_config, create_push_config_request, push_config_result
+            lambda s: partial(s.set_push_config, push_format=PUSH_FORMAT),
+            create_push_config_request,
+            push_config_result,
         ),
         "GetTaskPushNotificationConfig": Method(
             lambda s: s.get_push_config, get_push_config_request, push_config_result

@@ -21,7 +21,7 @@ from accord.errors import (
     UnsupportedOperation,
 )
 from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
-from accord.runtime.push import PushSender
+from accord.runtime.push import TASK_SNAPSHOTS, PushSender, PushTarget
 from accord.runtime.records import EventRecord
 from accord.runtime.state_machine import TaskChange, apply_event, is_final, new_task
 from accord.store import InMemoryTaskStore, StoredTask, TaskStore
@@ -29,7 +29,6 @@ from accord.store.query import RUNNING_STATES
 from accord.types import (
     Message,
     MessageSendParams,
-    PushNotificationConfig,
     Role,
     Task,
     TaskState,
@@ -60,7 +59,7 @@ class _Run:
     reached_final: bool = False
     worker: asyncio.Task[None] | None = None
     # The task's webhooks, loaded when first needed; None means "ask the store".
-    push_configs: list[PushNotificationConfig] | None = None
+    push_configs: list[PushTarget] | None = None
 
     @property
     def task_id(self) -> str:
@@ -144,12 +143,17 @@ class TaskRuntime:
         self._housekeeping = asyncio.create_task(self._keep_alive(), name="accord-heartbeat")
 
     async def start(
-        self, params: MessageSendParams, *, create_if_missing: bool = False
+        self,
+        params: MessageSendParams,
+        *,
+        create_if_missing: bool = False,
+        push_format: str = TASK_SNAPSHOTS,
     ) -> Execution:
         """Start the executor on a message; the Execution yields what follows.
 
         A message naming a task continues it. With `create_if_missing`, one naming a task that
-        does not exist starts it under that id (A2A 0.1 clients choose their task ids).
+        does not exist starts it under that id (A2A 0.1 clients choose their task ids). A push
+        config in the message's configuration is sent in the payload format `push_format`.
         """
         message = params.message
         found = await self._resumable(message, create_if_missing) if message.task_id else None
@@ -173,7 +177,7 @@ class TaskRuntime:
         run = _Run(context, task, seq)
         inline_push = params.configuration and params.configuration.push_notification_config
         if inline_push:  # the service saves it; until then this run already knows it
-            run.push_configs = [inline_push]
+            run.push_configs = [PushTarget(inline_push, push_format)]
         self._runs[task_id] = run
         subscription = self.bus.subscribe(task_id)
         if self._tracks_runners:
@@ -505,16 +509,17 @@ class TaskRuntime:
         await self.store.save(run.task, run.seq, record)
         run.reached_final = run.reached_final or final
         await self.bus.publish(record)
-        if self.push is not None and isinstance(change, TaskStatusUpdateEvent | Task):
-            await self._notify(run)
+        if self.push is not None:
+            await self._notify(run, record)
 
-    async def _notify(self, run: _Run) -> None:
-        """Send the task, as it is now, to its webhooks (only the replica running it does)."""
+    async def _notify(self, run: _Run, record: EventRecord) -> None:
+        """Tell the task's webhooks about `record`, each in its payload format (only the
+        replica running the task does)."""
         assert self.push is not None and run.task is not None
         if run.push_configs is None:
             run.push_configs = await self.store.list_push_configs(run.task_id)
         if run.push_configs:
-            self.push.send(run.task_id, run.push_configs, run.task.to_json())
+            self.push.send(run.task_id, run.push_configs, record, run.task)
 
     def push_configs_changed(self, task_id: str) -> None:
         """A webhook of the task was set or deleted: reload them before the next update."""

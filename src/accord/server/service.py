@@ -16,6 +16,7 @@ from accord.errors import (
 )
 from accord.extensions import Activation, ExtensionMethod, negotiate, requested_extensions
 from accord.runtime import EventRecord, Execution, TaskRuntime
+from accord.runtime.push import TASK_SNAPSHOTS, PushTarget
 from accord.server.call_context import CallContext
 from accord.server.interfaces import ServedInterfaces
 from accord.server.media_types import any_accepted
@@ -27,7 +28,6 @@ from accord.types import (
     ListTaskPushNotificationConfigParams,
     Message,
     MessageSendParams,
-    PushNotificationConfig,
     Task,
     TaskIdParams,
     TaskPushNotificationConfig,
@@ -56,14 +56,21 @@ class A2AService:
         self._template = agent.card("")
 
     async def send_message(
-        self, params: MessageSendParams, call: CallContext, *, create_if_missing: bool = False
+        self,
+        params: MessageSendParams,
+        call: CallContext,
+        *,
+        create_if_missing: bool = False,
+        push_format: str = TASK_SNAPSHOTS,
     ) -> Task | Message:
         """Run the agent on a message; wait for the outcome unless `blocking` is false.
 
         With `create_if_missing`, a message naming a task that does not exist starts it under
-        that id (A2A 0.1, whose clients choose task ids); otherwise that is TaskNotFound.
+        that id (A2A 0.1, whose clients choose task ids); otherwise that is TaskNotFound. A push
+        config given with the message is sent in the payload format `push_format` (the name of
+        a PushFormat, chosen by the codec).
         """
-        execution = await self._start(params, call, create_if_missing)
+        execution = await self._start(params, call, create_if_missing, push_format)
         blocking = params.configuration is None or params.configuration.blocking is not False
         try:
             async for record in execution:
@@ -79,14 +86,19 @@ class A2AService:
         return await _shaped(with_history(task, _history_length(params)), params, call)
 
     async def stream_message(
-        self, params: MessageSendParams, call: CallContext, *, create_if_missing: bool = False
+        self,
+        params: MessageSendParams,
+        call: CallContext,
+        *,
+        create_if_missing: bool = False,
+        push_format: str = TASK_SNAPSHOTS,
     ) -> AsyncIterator[EventRecord]:
         """Run the agent on a message and follow it: the task (or reply), then each change.
 
-        `create_if_missing` as for `send_message`.
+        `create_if_missing` and `push_format` as for `send_message`.
         """
         self._require_streaming()
-        return await self._start(params, call, create_if_missing)
+        return await self._start(params, call, create_if_missing, push_format)
 
     async def get_task(self, params: TaskQueryParams, call: CallContext) -> Task:
         """A task's current state."""
@@ -110,15 +122,20 @@ class A2AService:
         return replace(page, tasks=[_listed(task, params) for task in page.tasks])
 
     async def set_push_config(
-        self, params: TaskPushNotificationConfig, call: CallContext
+        self,
+        params: TaskPushNotificationConfig,
+        call: CallContext,
+        *,
+        push_format: str = TASK_SNAPSHOTS,
     ) -> TaskPushNotificationConfig:
-        """Add (or replace, by id) a webhook of a task; a config without id gets one."""
+        """Add (or replace, by id) a webhook of a task; a config without id gets one. The
+        webhook is sent updates in the payload format `push_format` (chosen by the codec)."""
         await self._push_task(params.task_id)
-        config = await self.runtime.store.set_push_config(
-            params.task_id, params.push_notification_config
+        target = await self.runtime.store.set_push_config(
+            params.task_id, PushTarget(params.push_notification_config, push_format)
         )
         self.runtime.push_configs_changed(params.task_id)
-        return _bound(params.task_id, config)
+        return _bound(params.task_id, target)
 
     async def get_push_config(
         self, params: GetTaskPushNotificationConfigParams, call: CallContext
@@ -127,21 +144,21 @@ class A2AService:
         await self._push_task(params.id)
         config_id = params.push_notification_config_id
         if config_id is None:
-            config = next(iter(await self.runtime.store.list_push_configs(params.id)), None)
+            target = next(iter(await self.runtime.store.list_push_configs(params.id)), None)
         else:
-            config = await self.runtime.store.get_push_config(params.id, config_id)
-        if config is None:
+            target = await self.runtime.store.get_push_config(params.id, config_id)
+        if target is None:
             which = "" if config_id is None else f" {config_id!r}"
             raise TaskNotFound(f"task {params.id} has no push notification config{which}")
-        return _bound(params.id, config)
+        return _bound(params.id, target)
 
     async def list_push_configs(
         self, params: ListTaskPushNotificationConfigParams, call: CallContext
     ) -> list[TaskPushNotificationConfig]:
         """Every webhook of a task, in the order they were first set."""
         await self._push_task(params.id)
-        configs = await self.runtime.store.list_push_configs(params.id)
-        return [_bound(params.id, config) for config in configs]
+        targets = await self.runtime.store.list_push_configs(params.id)
+        return [_bound(params.id, target) for target in targets]
 
     async def delete_push_config(
         self, params: DeleteTaskPushNotificationConfigParams, call: CallContext
@@ -181,7 +198,11 @@ class A2AService:
         return None
 
     async def _start(
-        self, params: MessageSendParams, call: CallContext, create_if_missing: bool
+        self,
+        params: MessageSendParams,
+        call: CallContext,
+        create_if_missing: bool,
+        push_format: str,
     ) -> Execution:
         for extension in call.extensions:
             await extension.shape_request(params, call)
@@ -189,11 +210,15 @@ class A2AService:
         push = params.configuration.push_notification_config if params.configuration else None
         if push:
             self._require_push()
-        execution = await self.runtime.start(params, create_if_missing=create_if_missing)
+        execution = await self.runtime.start(
+            params, create_if_missing=create_if_missing, push_format=push_format
+        )
         if push:
             # Saved before the agent runs (start only schedules it), so its updates find the
             # webhook — with a store that answers without yielding to the event loop, at least.
-            await self.runtime.store.set_push_config(execution.task_id, push)
+            await self.runtime.store.set_push_config(
+                execution.task_id, PushTarget(push, push_format)
+            )
             self.runtime.push_configs_changed(execution.task_id)
         return execution
 
@@ -234,8 +259,8 @@ def _listed(task: Task, params: ListTasksParams) -> Task:
     return task.model_copy(update={"artifacts": artifacts})
 
 
-def _bound(task_id: str, config: PushNotificationConfig) -> TaskPushNotificationConfig:
-    return TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
+def _bound(task_id: str, target: PushTarget) -> TaskPushNotificationConfig:
+    return TaskPushNotificationConfig(task_id=task_id, push_notification_config=target.config)
 
 
 def _history_length(params: MessageSendParams) -> int | None:

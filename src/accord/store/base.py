@@ -6,10 +6,11 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
 
+from accord.runtime.push import PushTarget
 from accord.runtime.records import EventRecord
 from accord.store.query import TaskPage, TaskQuery
 from accord.store.retention import CleanupReport
-from accord.types import PushNotificationConfig, Task
+from accord.types import Task
 
 
 @dataclass(slots=True, frozen=True)
@@ -61,18 +62,19 @@ class TaskStore(ABC):
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         """Tasks matching `query`, most recently updated first, one page at a time."""
 
+    # Push configs are kept as PushTargets: the config with the name of the payload format
+    # its webhook wants, an opaque string the store keeps as it was given.
+
     @abstractmethod
-    async def set_push_config(
-        self, task_id: str, config: PushNotificationConfig
-    ) -> PushNotificationConfig:
+    async def set_push_config(self, task_id: str, target: PushTarget) -> PushTarget:
         """Add or replace (by id) a push config of a task; a config without id gets one."""
 
     @abstractmethod
-    async def get_push_config(self, task_id: str, config_id: str) -> PushNotificationConfig | None:
+    async def get_push_config(self, task_id: str, config_id: str) -> PushTarget | None:
         """One push config of a task, or None."""
 
     @abstractmethod
-    async def list_push_configs(self, task_id: str) -> list[PushNotificationConfig]:
+    async def list_push_configs(self, task_id: str) -> list[PushTarget]:
         """All push configs of a task, in the order they were first set."""
 
     @abstractmethod

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from accord.runtime.push import PushTarget
 from accord.runtime.records import EventRecord
 from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
 from accord.store.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
 from accord.store.retention import CleanupReport, Retention
-from accord.types import PushNotificationConfig, Task, new_id
+from accord.types import Task
 
 
 class InMemoryTaskStore(TaskStore):
@@ -19,7 +20,7 @@ class InMemoryTaskStore(TaskStore):
         self._tasks: dict[str, StoredTask] = {}
         self._finished_at: dict[str, datetime] = {}
         self._events: dict[str, list[tuple[datetime, EventRecord]]] = {}
-        self._push: dict[str, dict[str, PushNotificationConfig]] = {}
+        self._push: dict[str, dict[str, PushTarget]] = {}
         self._runners: dict[str, str] = {}
         self._alive_until: dict[str, datetime] = {}
 
@@ -68,19 +69,16 @@ class InMemoryTaskStore(TaskStore):
             total_size=len(matching),
         )
 
-    async def set_push_config(
-        self, task_id: str, config: PushNotificationConfig
-    ) -> PushNotificationConfig:
-        if config.id is None:
-            config = config.model_copy(update={"id": new_id()})
-        assert config.id is not None
-        self._push.setdefault(task_id, {})[config.id] = config
-        return config
+    async def set_push_config(self, task_id: str, target: PushTarget) -> PushTarget:
+        target = target.identified()
+        assert target.config.id is not None
+        self._push.setdefault(task_id, {})[target.config.id] = target
+        return target
 
-    async def get_push_config(self, task_id: str, config_id: str) -> PushNotificationConfig | None:
+    async def get_push_config(self, task_id: str, config_id: str) -> PushTarget | None:
         return self._push.get(task_id, {}).get(config_id)
 
-    async def list_push_configs(self, task_id: str) -> list[PushNotificationConfig]:
+    async def list_push_configs(self, task_id: str) -> list[PushTarget]:
         return list(self._push.get(task_id, {}).values())
 
     async def delete_push_config(self, task_id: str, config_id: str) -> bool:

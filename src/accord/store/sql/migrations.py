@@ -35,7 +35,18 @@ class Migration:
     apply: Callable[[Connection], None]
 
 
-MIGRATIONS: tuple[Migration, ...] = ()
+def _push_payload_formats(connection: Connection) -> None:
+    connection.execute(
+        text(
+            "ALTER TABLE accord_push_configs"
+            " ADD COLUMN payload_format VARCHAR(64) NOT NULL DEFAULT 'task'"
+        )
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(2, "push configs remember their payload format", _push_payload_formats),
+)
 """The steps after the baseline, oldest first."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from accord.runtime.push import PushTarget
 from accord.runtime.records import EventRecord
 from accord.store.base import StoredTask
 from accord.store.query import status_time
@@ -50,6 +51,6 @@ def event_record(row: Any) -> EventRecord:
     return EventRecord(row.task_id, row.seq, event, row.final, payload)
 
 
-def push_config(row: Any) -> PushNotificationConfig:
-    """A push config row (column `config`)."""
-    return PushNotificationConfig.model_validate_json(row.config)
+def push_target(row: Any) -> PushTarget:
+    """A push config row (columns `config` and `payload_format`)."""
+    return PushTarget(PushNotificationConfig.model_validate_json(row.config), row.payload_format)

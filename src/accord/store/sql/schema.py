@@ -105,6 +105,9 @@ push_configs = Table(
     Column("task_id", _key(), nullable=False),
     Column("config_id", _key(), nullable=False),
     Column("config", Text, nullable=False),
+    # The name of the payload format the webhook is sent in (accord.runtime.push.PushFormat);
+    # rows from before schema version 2 get "task", what every webhook got then.
+    Column("payload_format", String(64), nullable=False, server_default="task"),
     UniqueConstraint("task_id", "config_id"),
 )
 

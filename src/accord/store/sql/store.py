@@ -26,6 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from accord.runtime.push import PushTarget
 from accord.runtime.records import EventRecord
 from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
 from accord.store.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery
@@ -33,7 +34,7 @@ from accord.store.retention import CleanupReport, Retention
 from accord.store.sql.engine import writer
 from accord.store.sql.group_commit import GroupCommit, Outcome
 from accord.store.sql.migrations import UpgradeResult, upgrade
-from accord.store.sql.rows import event_record, event_values, push_config, stored_task, task_values
+from accord.store.sql.rows import event_record, event_values, push_target, stored_task, task_values
 from accord.store.sql.schema import (
     UtcDateTime,
     push_configs,
@@ -42,7 +43,7 @@ from accord.store.sql.schema import (
     task_runners,
     tasks,
 )
-from accord.types import PushNotificationConfig, Task, new_id
+from accord.types import Task
 
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
@@ -227,42 +228,42 @@ class SqlTaskStore(TaskStore):
 
     # --- push notification configs ---------------------------------------------------------
 
-    async def set_push_config(
-        self, task_id: str, config: PushNotificationConfig
-    ) -> PushNotificationConfig:
-        if config.id is None:
-            config = config.model_copy(update={"id": new_id()})
-        wire = config.to_json().decode()
+    async def set_push_config(self, task_id: str, target: PushTarget) -> PushTarget:
+        target = target.identified()
+        values = {
+            "config": target.config.to_json().decode(),
+            "payload_format": target.payload_format,
+        }
         statement = self._insert(push_configs).values(
-            task_id=task_id, config_id=config.id, config=wire
+            task_id=task_id, config_id=target.config.id, **values
         )
         async with self._writing() as connection:
             await connection.execute(
                 statement.on_conflict_do_update(
                     index_elements=[push_configs.c.task_id, push_configs.c.config_id],
-                    set_={"config": wire},
+                    set_=values,
                 )
             )
-        return config
+        return target
 
-    async def get_push_config(self, task_id: str, config_id: str) -> PushNotificationConfig | None:
+    async def get_push_config(self, task_id: str, config_id: str) -> PushTarget | None:
         async with self._reading() as connection:
             result = await connection.execute(
-                select(push_configs.c.config).where(
+                select(push_configs.c.config, push_configs.c.payload_format).where(
                     push_configs.c.task_id == task_id, push_configs.c.config_id == config_id
                 )
             )
             row = result.first()
-        return push_config(row) if row is not None else None
+        return push_target(row) if row is not None else None
 
-    async def list_push_configs(self, task_id: str) -> list[PushNotificationConfig]:
+    async def list_push_configs(self, task_id: str) -> list[PushTarget]:
         async with self._reading() as connection:
             result = await connection.execute(
-                select(push_configs.c.config)
+                select(push_configs.c.config, push_configs.c.payload_format)
                 .where(push_configs.c.task_id == task_id)
                 .order_by(push_configs.c.position)
             )
-            return [push_config(row) for row in result]
+            return [push_target(row) for row in result]
 
     async def delete_push_config(self, task_id: str, config_id: str) -> bool:
         async with self._writing() as connection:
