@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import Connection, insert, inspect, text
+from sqlalchemy import Connection, event, insert, inspect, select, text
 
 from accord.runtime.push import TASK_SNAPSHOTS
-from accord.store import InMemoryTaskStore, open_store
-from accord.store.sql import SchemaVersionError, SqlTaskStore, sql_url, upgrade
+from accord.runtime.records import EventRecord
+from accord.store import InMemoryTaskStore, StaleTaskError, TaskStore, open_store
+from accord.store.sql import SchemaVersionError, SqlTaskStore, create_sql_engine, sql_url, upgrade
 from accord.store.sql.migrations import (
     BASELINE_VERSION,
     MIGRATIONS,
@@ -19,8 +22,9 @@ from accord.store.sql.migrations import (
     UpgradeResult,
     head_version,
 )
-from accord.store.sql.schema import metadata, push_configs, schema_version, tasks
-from accord.types import Task, TaskState, TaskStatus
+from accord.store.sql.schema import metadata, push_configs, schema_version, task_runners, tasks
+from accord.store.sql.sqlite_writer import THREAD_NAME, SqliteBatchWriter
+from accord.types import Task, TaskState, TaskStatus, new_id
 from services import PG_URL
 from stores import (  # noqa: F401 - fixtures
     Backend,
@@ -249,3 +253,211 @@ async def test_tasks_outlive_the_store_that_saved_them(sql_backend: Backend) -> 
 
     assert stored is not None
     assert (stored.seq, stored.task.to_json()) == (1, task.to_json())
+
+
+# --- write batches --------------------------------------------------------------------------
+
+
+def working_task(task_id: str | None = None) -> Task:
+    return Task(id=task_id or new_id(), context_id="c", status=TaskStatus(state=TaskState.WORKING))
+
+
+def finished(task: Task, state: TaskState = TaskState.COMPLETED) -> Task:
+    return task.model_copy(update={"status": TaskStatus(state=state)})
+
+
+async def save_logged(store: TaskStore, task: Task, seq: int) -> None:
+    await store.save(task, seq, EventRecord.of(task.id, seq, task, final=False))
+
+
+async def runners(store: SqlTaskStore) -> dict[str, str]:
+    async with store.engine.connect() as connection:
+        rows = await connection.execute(select(task_runners))
+        return {row.task_id: row.replica_id for row in rows}
+
+
+async def logged_seqs(store: TaskStore, task: Task) -> list[int]:
+    return [record.seq for record in await store.events_after(task.id, 0)]
+
+
+async def test_a_claim_joins_the_transaction_of_the_saves_queued_with_it(
+    sql_backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = await sql_backend.open()
+    assert isinstance(store, SqlTaskStore)
+    batches: list[list[str]] = []
+    if sql_backend.name == "sqlite":  # SQLite rows carry no transaction id: watch the writer
+        write = SqliteBatchWriter.write
+
+        async def watched(self: SqliteBatchWriter, batch: Any, bound: int | None) -> Any:
+            batches.append([type(item).__name__ for item in batch])
+            return await write(self, batch, bound)
+
+        monkeypatch.setattr(SqliteBatchWriter, "write", watched)
+    claimed, saved = working_task(), working_task()
+
+    await asyncio.gather(store.claim(claimed.id, "replica-1"), save_logged(store, saved, 1))
+
+    assert await runners(store) == {claimed.id: "replica-1"}
+    if sql_backend.name == "sqlite":
+        assert batches == [["RunnerClaim", "TaskSave"]]
+    else:
+        async with store.engine.connect() as connection:
+            transactions = await connection.execute(
+                text(
+                    "SELECT (SELECT xmin::text FROM accord_task_runners WHERE task_id = :claimed),"
+                    " (SELECT xmin::text FROM accord_tasks WHERE id = :saved)"
+                ),
+                {"claimed": claimed.id, "saved": saved.id},
+            )
+            runner_transaction, task_transaction = transactions.one()
+        assert runner_transaction == task_transaction
+
+
+async def test_in_a_batch_the_last_claim_or_end_of_a_task_decides_its_runner(
+    sql_backend: Backend,
+) -> None:
+    store = await sql_backend.open()
+    assert isinstance(store, SqlTaskStore)
+    ended, reclaimed, handed_over, stale = (working_task() for _ in range(4))
+    for task in (ended, reclaimed, handed_over, stale):
+        await save_logged(store, task, 1)
+
+    outcomes = await asyncio.gather(
+        store.claim(ended.id, "replica-1"),
+        save_logged(store, finished(ended), 2),
+        save_logged(store, finished(reclaimed), 2),
+        store.claim(reclaimed.id, "replica-2"),
+        store.claim(handed_over.id, "replica-1"),
+        store.claim(handed_over.id, "replica-2"),
+        store.claim(stale.id, "replica-1"),
+        save_logged(store, finished(stale), 5),
+        return_exceptions=True,
+    )
+
+    assert isinstance(outcomes[7], StaleTaskError)
+    assert outcomes[:7] == [None] * 7
+    assert await runners(store) == {
+        reclaimed.id: "replica-2",
+        handed_over.id: "replica-2",
+        stale.id: "replica-1",  # its end was stale: the task still runs
+    }
+
+
+async def test_in_a_batch_of_distinct_tasks_only_the_stale_saves_fail(
+    sql_backend: Backend,
+) -> None:
+    store = await sql_backend.open()
+    moving, behind, existing = working_task(), working_task(), working_task()
+    for task in (moving, behind, existing):
+        await save_logged(store, task, 1)
+    new = working_task()
+
+    outcomes = await asyncio.gather(
+        save_logged(store, finished(moving), 2),
+        save_logged(store, finished(behind), 3),
+        save_logged(store, working_task(existing.id), 1),
+        save_logged(store, new, 1),
+        return_exceptions=True,
+    )
+
+    assert outcomes[0] is None and outcomes[3] is None
+    assert isinstance(outcomes[1], StaleTaskError) and "is at event 1, not 2" in str(outcomes[1])
+    assert isinstance(outcomes[2], StaleTaskError) and "is at event 1, not 0" in str(outcomes[2])
+    stored = {task.id: await store.get(task.id) for task in (moving, behind, new)}
+    assert {task_id: s.seq if s else None for task_id, s in stored.items()} == {
+        moving.id: 2,
+        behind.id: 1,
+        new.id: 1,
+    }
+    assert [await logged_seqs(store, task) for task in (moving, behind, existing, new)] == [
+        [1, 2],
+        [1],
+        [1],
+        [1],
+    ]
+
+
+async def test_a_batch_holding_several_saves_of_one_task_applies_them_in_order(
+    sql_backend: Backend,
+) -> None:
+    store = await sql_backend.open()
+    task, other = working_task(), working_task()
+    await save_logged(store, other, 1)
+
+    outcomes = await asyncio.gather(
+        save_logged(store, task, 1),
+        save_logged(store, finished(other), 2),
+        save_logged(store, working_task(task.id), 2),
+        save_logged(store, finished(task), 3),
+        save_logged(store, finished(task, TaskState.FAILED), 3),
+        return_exceptions=True,
+    )
+
+    assert outcomes[:4] == [None] * 4
+    assert isinstance(outcomes[4], StaleTaskError)
+    stored = await store.get(task.id)
+    assert stored is not None
+    assert (stored.seq, stored.task.status.state) == (3, TaskState.COMPLETED)
+    assert await logged_seqs(store, task) == [1, 2, 3]
+    assert await logged_seqs(store, other) == [1, 2]
+
+
+def sqlite_writer_threads() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name.startswith(THREAD_NAME)]
+
+
+async def test_sqlite_batches_and_other_writes_never_meet_in_the_busy_handler(
+    tmp_path: Path,
+) -> None:
+    engine = create_sql_engine(f"sqlite:///{tmp_path}/accord.db")
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def impatient(dbapi_connection: Any, _record: Any) -> None:
+        # Registered after the store's own pragmas: a write that finds the file locked by
+        # the batch writer fails at once instead of waiting for it.
+        dbapi_connection.cursor().execute("PRAGMA busy_timeout=0")
+
+    store = SqlTaskStore(engine)
+    tasks_ = [working_task() for _ in range(40)]
+    until = datetime.now(UTC) + timedelta(minutes=1)
+    try:
+        for seq in (1, 2, 3):
+            await asyncio.gather(
+                *(save_logged(store, task, seq) for task in tasks_),
+                *(store.heartbeat(f"replica-{i}", until) for i in range(5)),
+                *(store.take_over(task.id, None, "replica-0") for task in tasks_[:5]),
+                store.cleanup(),
+            )
+        stored = [await store.get(task.id) for task in tasks_]
+    finally:
+        await store.close()
+
+    assert [s.seq if s else None for s in stored] == [3] * len(tasks_)
+
+
+async def test_closing_a_sqlite_store_writes_what_was_queued_and_ends_its_writer(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path}/accord.db"
+    store = open_store(url)
+    before = sqlite_writer_threads()
+    await store.open()
+    tasks_ = [working_task() for _ in range(20)]
+    await save_logged(store, tasks_[0], 1)
+    assert len(sqlite_writer_threads()) == len(before) + 1
+    queued = [asyncio.create_task(save_logged(store, task, 1)) for task in tasks_[1:]]
+    await asyncio.sleep(0)  # they are queued, not written
+
+    await store.close()
+
+    assert all(saving.done() and saving.exception() is None for saving in queued)
+    assert sqlite_writer_threads() == before
+    # SQLite removes the write-ahead log when the last connection to the file closes.
+    assert not (tmp_path / "accord.db-wal").exists()
+    again = open_store(url)
+    try:
+        assert [await again.get(task.id) is not None for task in tasks_] == [True] * 20
+        await save_logged(again, finished(tasks_[0]), 2)  # a closed store's writer starts anew
+    finally:
+        await again.close()

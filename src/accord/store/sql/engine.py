@@ -121,21 +121,27 @@ def writer(engine: AsyncEngine) -> AsyncEngine:
     return engine.execution_options(**{WRITES: True})
 
 
+def tune_sqlite_connection(dbapi_connection: Any) -> None:
+    """Set up a DB-API connection to a store's SQLite file (sqlite3's or aiosqlite's adapter):
+    WAL, the busy timeout, and transactions begun only by the caller."""
+    dbapi_connection.isolation_level = None  # the driver must not BEGIN on its own
+    cursor = dbapi_connection.cursor()
+    for pragma in _SQLITE_PRAGMAS:
+        for attempt in range(_WAL_SWITCH_ATTEMPTS):
+            try:
+                cursor.execute(pragma)
+                break
+            except Exception as exc:  # the driver's OperationalError, raised as is
+                if "locked" not in str(exc) or attempt == _WAL_SWITCH_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.01)
+    cursor.close()
+
+
 def _tune_sqlite(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # the driver must not BEGIN on its own
-        cursor = dbapi_connection.cursor()
-        for pragma in _SQLITE_PRAGMAS:
-            for attempt in range(_WAL_SWITCH_ATTEMPTS):
-                try:
-                    cursor.execute(pragma)
-                    break
-                except Exception as exc:  # the adapter's OperationalError, raised as is
-                    if "locked" not in str(exc) or attempt == _WAL_SWITCH_ATTEMPTS - 1:
-                        raise
-                    time.sleep(0.01)
-        cursor.close()
+        tune_sqlite_connection(dbapi_connection)
 
     @event.listens_for(engine.sync_engine, "begin")
     def on_begin(connection: Connection) -> None:

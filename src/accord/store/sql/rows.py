@@ -13,19 +13,35 @@ from accord.runtime.push import PushTarget
 from accord.runtime.records import EventRecord
 from accord.store.base import StoredTask
 from accord.store.query import status_time
+from accord.store.sql.schema import tasks
 from accord.types import PushNotificationConfig, Task, adapters
+
+TASK_CHANGES = tuple(
+    column.key
+    for column in (
+        tasks.c.context_id,
+        tasks.c.state,
+        tasks.c.updated_at,
+        tasks.c.seq,
+        tasks.c.finished_at,
+        tasks.c.task,
+    )
+)
+"""The columns of a task's row that each save sets, in `task_values`' order."""
 
 
 def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
     """The columns of a task's row that change with each save, as of event `seq`."""
-    return {
-        "context_id": task.context_id,
-        "state": task.status.state.value,
-        "updated_at": status_time(task),
-        "seq": seq,
-        "finished_at": now if task.status.state.is_terminal else None,
-        "task": task.to_json().decode(),
-    }
+    state = task.status.state
+    changes = (
+        task.context_id,
+        state.value,
+        status_time(task),
+        seq,
+        now if state.is_terminal else None,
+        task.to_json().decode(),
+    )
+    return dict(zip(TASK_CHANGES, changes, strict=True))
 
 
 def stored_task(row: Any) -> StoredTask:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, nullcontext
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,10 +13,8 @@ from sqlalchemy import (
     Connection,
     Table,
     and_,
-    bindparam,
     delete,
     func,
-    insert,
     literal,
     select,
     tuple_,
@@ -28,9 +25,17 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from accord.runtime.push import PushTarget
 from accord.runtime.records import EventRecord
-from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
+from accord.store.base import Orphan, StoredTask, TaskStore
 from accord.store.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery
 from accord.store.retention import CleanupReport, Retention
+from accord.store.sql.batches import (
+    ConnectionTarget,
+    DialectStatements,
+    RunnerClaim,
+    TaskSave,
+    Write,
+    write_batch,
+)
 from accord.store.sql.engine import writer
 from accord.store.sql.group_commit import GroupCommit, Outcome
 from accord.store.sql.migrations import UpgradeResult, upgrade
@@ -43,36 +48,13 @@ from accord.store.sql.schema import (
     task_runners,
     tasks,
 )
+from accord.store.sql.sqlite_writer import SqliteBatchWriter
 from accord.types import Task
 
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
-# The statements of every save, built once: the row moves from `previous_seq` to its new seq.
-_UPDATE_TASK = update(tasks).where(
-    tasks.c.id == bindparam("task_id"), tasks.c.seq == bindparam("previous_seq")
-)
-_LOG_EVENT = insert(task_events)
-_TRIM_LOG = delete(task_events).where(
-    task_events.c.task_id == bindparam("trimmed_task"), task_events.c.seq <= bindparam("up_to")
-)
-_FORGET_RUNNERS = delete(task_runners).where(
-    task_runners.c.task_id.in_(bindparam("finished", expanding=True))
-)
-_STORED_SEQ = select(tasks.c.seq).where(tasks.c.id == bindparam("task_id"))
-
 DEAD_REPLICA_TTL = timedelta(days=1)
 """How long cleanup remembers a replica after its heartbeat expired (it is dead either way)."""
-
-
-@dataclass(slots=True, frozen=True)
-class _Save:
-    """One queued save: the task row's new values (with the version it must move from)."""
-
-    task_id: str
-    seq: int
-    values: dict[str, Any]
-    event: dict[str, Any] | None
-    terminal: bool
 
 
 class SqlTaskStore(TaskStore):
@@ -93,13 +75,15 @@ class SqlTaskStore(TaskStore):
         self.engine = engine
         self.retention = retention if retention is not None else Retention()
         self._writer = writer(engine)
-        self._create_task = self._insert(tasks).on_conflict_do_nothing(index_elements=[tasks.c.id])
+        self._batch_statements = DialectStatements(self._insert)
         self._opened = False
         self._opening = asyncio.Lock()
         # SQLite has one writer at a time: this process's writers queue here rather than in
         # SQLite's busy handler, which polls with sleeps. Other processes still meet the latter.
         self._one_writer = asyncio.Lock() if engine.dialect.name == "sqlite" else None
-        self._saves = GroupCommit(self._commit_saves)
+        # SQLite's batches skip SQLAlchemy and aiosqlite (a thread hop per statement).
+        self._sqlite_batches = SqliteBatchWriter(engine.url) if self._one_writer else None
+        self._batch = GroupCommit(self._commit_batch)
 
     def __repr__(self) -> str:
         return f"SqlTaskStore({self.engine.url.render_as_string()!r})"
@@ -119,7 +103,9 @@ class SqlTaskStore(TaskStore):
         return await upgrade(self.engine)
 
     async def close(self) -> None:
-        await self._saves.drain()
+        await self._batch.drain()
+        if self._sqlite_batches is not None:
+            await self._sqlite_batches.close()
         await self.engine.dispose()
         self._opened = False
 
@@ -158,41 +144,20 @@ class SqlTaskStore(TaskStore):
         else:
             values.update(task_id=task.id, previous_seq=seq - 1)
         event = event_values(record, now) if record is not None else None
-        await self._saves.submit(_Save(task.id, seq, values, event, task.status.state.is_terminal))
+        terminal = task.status.state.is_terminal
+        await self._batch.submit(TaskSave(task.id, seq, values, event, terminal))
 
-    async def _commit_saves(self, saves: Sequence[_Save]) -> list[Outcome]:
-        async with self._writing() as connection:
-            return await connection.run_sync(self._write_saves, saves)
-
-    def _write_saves(self, connection: Connection, saves: Sequence[_Save]) -> list[Outcome]:
-        """Apply `saves` in order in one transaction; a stale one changes nothing."""
-        outcomes: list[Outcome] = []
-        written: list[_Save] = []
-        for save in saves:
-            statement = self._create_task if save.seq == 1 else _UPDATE_TASK
-            if connection.execute(statement, save.values).rowcount == 1:
-                written.append(save)
-                outcomes.append(None)
-                continue
-            stored = connection.scalar(_STORED_SEQ, {"task_id": save.task_id})
-            outcomes.append(
-                StaleTaskError(f"task {save.task_id} is at event {stored or 0}, not {save.seq - 1}")
-            )
-        events = [save.event for save in written if save.event is not None]
-        if events:
-            connection.execute(_LOG_EVENT, events)
+    async def _commit_batch(self, batch: Sequence[Write]) -> list[Outcome]:
         bound = self.retention.max_events_per_task
-        trims = [
-            {"trimmed_task": event["task_id"], "up_to": event["seq"] - bound}
-            for event in events
-            if bound is not None and event["seq"] > bound
-        ]
-        if trims:
-            connection.execute(_TRIM_LOG, trims)
-        finished = [save.task_id for save in written if save.terminal]
-        if finished:  # a finished task has no runner
-            connection.execute(_FORGET_RUNNERS, {"finished": finished})
-        return outcomes
+        if self._sqlite_batches is not None and self._one_writer is not None:
+            async with self._one_writer:
+                return await self._sqlite_batches.write(batch, bound)
+        async with self._writing() as connection:
+            return await connection.run_sync(self._write_batch, batch)
+
+    def _write_batch(self, connection: Connection, batch: Sequence[Write]) -> list[Outcome]:
+        target = ConnectionTarget(connection, self._batch_statements)
+        return write_batch(target, batch, self.retention.max_events_per_task)
 
     async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
         async with self._reading() as connection:
@@ -286,13 +251,8 @@ class SqlTaskStore(TaskStore):
             )
 
     async def claim(self, task_id: str, replica_id: str) -> None:
-        statement = self._insert(task_runners).values(task_id=task_id, replica_id=replica_id)
-        async with self._writing() as connection:
-            await connection.execute(
-                statement.on_conflict_do_update(
-                    index_elements=[task_runners.c.task_id], set_={"replica_id": replica_id}
-                )
-            )
+        await self.open()
+        await self._batch.submit(RunnerClaim(task_id, replica_id))
 
     async def orphans(self, now: datetime) -> list[Orphan]:
         alive = replicas.c.alive_until > now

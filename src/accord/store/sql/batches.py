@@ -1,0 +1,189 @@
+"""Write batches of the SQL store: task saves and runner claims committed in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+
+from accord.store.base import StaleTaskError
+from accord.store.sql.group_commit import Outcome
+from accord.store.sql.rows import TASK_CHANGES
+from accord.store.sql.schema import task_events, task_runners, tasks
+
+
+@dataclass(slots=True, frozen=True)
+class TaskSave:
+    """One save: the task row's new values (with the version it must move from)."""
+
+    task_id: str
+    seq: int
+    row: dict[str, Any]
+    event: dict[str, Any] | None
+    terminal: bool
+
+
+@dataclass(slots=True, frozen=True)
+class RunnerClaim:
+    """A replica taking a task on: its runner from now on."""
+
+    task_id: str
+    replica_id: str
+
+
+Write = TaskSave | RunnerClaim
+
+NEW_TASK_COLUMNS = (tasks.c.id.key, tasks.c.created_at.key, *TASK_CHANGES)
+"""The columns of a task's row as its first save writes them."""
+
+# The statements of a batch: a save moves the row from `previous_seq` to its new seq.
+UPDATE_TASK = update(tasks).where(
+    tasks.c.id == bindparam("task_id"), tasks.c.seq == bindparam("previous_seq")
+)
+STORED_SEQ = select(tasks.c.seq).where(tasks.c.id == bindparam("task_id"))
+LOG_EVENT = insert(task_events)
+TRIM_LOG = delete(task_events).where(
+    task_events.c.task_id == bindparam("trimmed_task"), task_events.c.seq <= bindparam("up_to")
+)
+FORGET_RUNNER = delete(task_runners).where(task_runners.c.task_id == bindparam("finished"))
+
+
+class DialectStatements:
+    """The statements of a batch that each dialect spells its own way (INSERT ... ON CONFLICT)."""
+
+    def __init__(self, dialect_insert: Callable[[Table], Any]) -> None:
+        self.create_task = dialect_insert(tasks).on_conflict_do_nothing(index_elements=[tasks.c.id])
+        claim = dialect_insert(task_runners)
+        self.claim_runner = claim.on_conflict_do_update(
+            index_elements=[task_runners.c.task_id],
+            set_={task_runners.c.replica_id.key: claim.excluded.replica_id},
+        )
+
+
+class BatchTarget(Protocol):
+    """A transaction a batch is written in, one statement per method."""
+
+    def create_task(self, row: dict[str, Any]) -> bool:
+        """Insert a task's first row; False when the task exists already."""
+
+    def update_task(self, row: dict[str, Any]) -> bool:
+        """Move a task's row from `previous_seq`; False when it is not there."""
+
+    def stored_seq(self, task_id: str) -> int | None:
+        """The version of a task's row, None when there is none."""
+
+    def log_events(self, rows: list[dict[str, Any]]) -> None: ...
+
+    def trim_logs(self, rows: list[dict[str, Any]]) -> None: ...
+
+    def claim_runners(self, rows: list[dict[str, Any]]) -> None: ...
+
+    def forget_runners(self, rows: list[dict[str, Any]]) -> None: ...
+
+
+def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) -> list[Outcome]:
+    """Apply `batch` in order, one save at a time; a stale save changes nothing.
+
+    `bound` is the retention's `max_events_per_task`: older events of a logged task go.
+    """
+    outcomes: list[Outcome] = []
+    for write in batch:
+        if isinstance(write, RunnerClaim):
+            outcomes.append(None)
+            continue
+        if target.create_task(write.row) if write.seq == 1 else target.update_task(write.row):
+            outcomes.append(None)
+        else:
+            outcomes.append(stale(write, target.stored_seq(write.task_id)))
+    rows = follow_up(batch, outcomes, bound)
+    for statement, statement_rows in (
+        (target.log_events, rows.events),
+        (target.trim_logs, rows.trims),
+        (target.claim_runners, rows.claims),
+        (target.forget_runners, rows.finished),
+    ):
+        if statement_rows:
+            statement(statement_rows)
+    return outcomes
+
+
+def stale(save: TaskSave, stored: int | None) -> StaleTaskError:
+    return StaleTaskError(f"task {save.task_id} is at event {stored or 0}, not {save.seq - 1}")
+
+
+@dataclass(slots=True, frozen=True)
+class FollowUp:
+    """What the saves of a batch that went through bring along, as rows for its statements."""
+
+    events: list[dict[str, Any]]
+    """Their events, for the log."""
+    trims: list[dict[str, Any]]
+    """Log entries beyond the retention's bound (`trimmed_task`, `up_to`)."""
+    claims: list[dict[str, Any]]
+    """Runner rows to upsert."""
+    finished: list[dict[str, Any]]
+    """Tasks that lose their runner (`finished`): a finished task has none."""
+
+
+def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | None) -> FollowUp:
+    """The rows that follow from `batch` once the saves with a None outcome went through.
+
+    Of the claims and finishing saves of one task, the last in the batch decides its runner:
+    applying only that one leaves the row as applying all of them in order would.
+    """
+    events: list[dict[str, Any]] = []
+    runners: dict[str, str | None] = {}
+    for write, outcome in zip(batch, outcomes, strict=True):
+        if isinstance(write, RunnerClaim):
+            runners[write.task_id] = write.replica_id
+        elif outcome is None:
+            if write.event is not None:
+                events.append(write.event)
+            if write.terminal:
+                runners[write.task_id] = None
+    trims = [
+        {"trimmed_task": event["task_id"], "up_to": event["seq"] - bound}
+        for event in events
+        if bound is not None and event["seq"] > bound
+    ]
+    return FollowUp(
+        events=events,
+        trims=trims,
+        claims=[
+            {"task_id": task_id, "replica_id": replica_id}
+            for task_id, replica_id in runners.items()
+            if replica_id is not None
+        ],
+        finished=[{"finished": task_id} for task_id, replica in runners.items() if replica is None],
+    )
+
+
+class ConnectionTarget:
+    """A batch written through a SQLAlchemy connection (in its transaction)."""
+
+    def __init__(self, connection: Connection, statements: DialectStatements) -> None:
+        self._connection = connection
+        self._statements = statements
+
+    def create_task(self, row: dict[str, Any]) -> bool:
+        return self._connection.execute(self._statements.create_task, row).rowcount == 1
+
+    def update_task(self, row: dict[str, Any]) -> bool:
+        return self._connection.execute(UPDATE_TASK, row).rowcount == 1
+
+    def stored_seq(self, task_id: str) -> int | None:
+        return self._connection.scalar(STORED_SEQ, {"task_id": task_id})
+
+    def log_events(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.execute(LOG_EVENT, rows)
+
+    def trim_logs(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.execute(TRIM_LOG, rows)
+
+    def claim_runners(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.execute(self._statements.claim_runner, rows)
+
+    def forget_runners(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.execute(FORGET_RUNNER, rows)
