@@ -15,7 +15,7 @@ from accord.client.transports.base import IdentifiedEvents, Transport, decoded
 from accord.codecs import ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
 from accord.codecs.rest import error_from_status
-from accord.errors import A2AClientError
+from accord.errors import A2AClientError, A2AError, InvalidParams, TaskNotFound
 from accord.grpc.services import grpc_service
 from accord.types import AgentInterface, StreamEvent
 
@@ -23,6 +23,12 @@ P = TypeVar("P")
 R = TypeVar("R")
 
 STATUS_DETAILS = "grpc-status-details-bin"
+_BY_CODE: dict[grpc.StatusCode, type[A2AError]] = {
+    grpc.StatusCode.NOT_FOUND: TaskNotFound,  # the only A2A error with it (spec 1.0, 5.4)
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidParams,
+}
+"""The A2A error a status without an ErrorInfo stands for, where its code says which (0.3
+servers need not send details: spec 0.3, 3.2.2, asks for status codes only)."""
 _TLS_SCHEMES = ("https", "grpcs")
 
 
@@ -106,6 +112,8 @@ class GrpcTransport(Transport):
                 error = error_from_status({"error": body})
                 if error is not None:
                     return error
+        if code in _BY_CODE:
+            return _BY_CODE[code](message)
         if code is grpc.StatusCode.UNAVAILABLE:
             return A2AClientError(f"cannot connect to {self.target}: {message}")
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
