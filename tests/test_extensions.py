@@ -1,11 +1,13 @@
-"""Extensions: declared on the card, activated per request by header, shaping sends, new methods."""
+"""Extensions: declared on the card, activated per request, shaping sends and streams, methods."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import grpc
 import httpx
 import pytest
+from google.protobuf import json_format
 
 from accord import Agent, create_app
 from accord.errors import InvalidParams
@@ -16,11 +18,15 @@ from accord.extensions import (
     negotiate,
     requested_extensions,
 )
+from accord.grpc.generated.v1_0 import a2a_pb2 as pb
+from accord.grpc.generated.v1_0 import a2a_pb2_grpc as pb_rpc
 from accord.samples.echo import agent as echo
 from accord.server.call_context import CallContext
-from accord.types import MessageSendParams
-from rpc import JSON_HEADERS, Json, request, send_params, served
-from rpc_v1_0 import send_v1
+from accord.types import MessageSendParams, TransportProtocol
+from agents_for_tests import GatedStreamer
+from rest import connect_rest
+from rpc import JSON_HEADERS, Json, connect, request, send_params, served
+from rpc_v1_0 import assert_valid_v1, send_v1
 
 REQUIRED_URI = "urn:test:ext:required:v1"
 
@@ -143,3 +149,112 @@ async def test_a_profile_extension_checks_the_request_it_activates() -> None:
     assert refused.json()["error"]["code"] == -32602
     assert accepted.json()["result"]["status"]["state"] == "completed"
     assert accepted.headers["X-A2A-Extensions"] == REQUIRED_URI
+
+
+# --- streamed events: shape_event ------------------------------------------------------------
+
+ACTIVATED = [pytest.param(True, id="activated"), pytest.param(False, id="not-activated")]
+
+
+def timing_stamps(event: Json) -> set[str]:
+    """The timing extension's keys in the metadata of a (0.3 or 1.0) event."""
+    return {key for key in event.get("metadata") or {} if key.startswith(TIMING_URI)}
+
+
+def assert_stamped(events: list[Json], activated: bool) -> None:
+    """Every event carries the timing stamps of a streamed send if `activated`, else none."""
+    assert events
+    if not activated:
+        assert [timing_stamps(event) for event in events] == [set()] * len(events)
+        return
+    keys = {f"{TIMING_URI}/{name}" for name in ("receivedAt", "respondedAt", "elapsedMs")}
+    assert [timing_stamps(event) for event in events] == [keys] * len(events)
+    for event in events:
+        metadata = event["metadata"]
+        assert metadata[f"{TIMING_URI}/receivedAt"] <= metadata[f"{TIMING_URI}/respondedAt"]
+        assert metadata[f"{TIMING_URI}/elapsedMs"] >= 0
+
+
+def activation(activated: bool, header: str = "A2A-Extensions") -> dict[str, str]:
+    return {header: TIMING_URI} if activated else {}
+
+
+@pytest.mark.parametrize("activated", ACTIVATED)
+async def test_json_rpc_stream_events_pass_the_hook(activated: bool) -> None:
+    headers = activation(activated, "X-A2A-Extensions")
+    with served(create_app(echo)) as url:
+        async with connect(url) as client:
+            params = send_params("hi")
+            async with client.stream("message/stream", params, headers=headers) as stream:
+                events = [event.result for event in await stream.rest()]
+    assert [event["kind"] for event in events] == [
+        "task",
+        "status-update",
+        "artifact-update",
+        "status-update",
+    ]
+    assert_stamped(events, activated)
+
+
+@pytest.mark.parametrize("activated", ACTIVATED)
+async def test_http_json_stream_events_pass_the_hook(activated: bool) -> None:
+    with served(create_app(echo)) as url:
+        async with connect_rest(url) as rest:
+            body = send_v1("hi")
+            async with rest.stream(
+                "POST", "/message:stream", body, headers=activation(activated)
+            ) as stream:
+                responses = [event.data for event in await stream.rest()]
+    for response in responses:
+        assert_valid_v1("StreamResponse", response)
+    assert "task" in responses[0]
+    assert_stamped([next(iter(response.values())) for response in responses], activated)
+
+
+@pytest.mark.parametrize("activated", ACTIVATED)
+async def test_grpc_stream_events_pass_the_hook(activated: bool) -> None:
+    app = create_app(echo, public_url="http://127.0.0.1:9/", grpc_port=0)
+    async with app.router.lifespan_context(app):
+        interfaces = app.state.service.interfaces.served_interfaces("http://127.0.0.1/")
+        target = next(i.url for i in interfaces if i.transport == TransportProtocol.GRPC)
+        async with grpc.aio.insecure_channel(target) as channel:
+            request_ = pb.SendMessageRequest(
+                message=pb.Message(message_id="m-1", role=pb.ROLE_USER, parts=[pb.Part(text="hi")])
+            )
+            metadata = tuple((k.lower(), v) for k, v in activation(activated).items())
+            stream = pb_rpc.A2AServiceStub(channel).SendStreamingMessage(
+                request_, metadata=metadata
+            )
+            responses = [response async for response in stream]
+    events = [
+        json_format.MessageToDict(getattr(response, response.WhichOneof("payload")))
+        for response in responses
+    ]
+    assert responses[0].WhichOneof("payload") == "task"
+    assert_stamped(events, activated)
+
+
+async def test_a_resubscribe_is_shaped_for_its_own_request_only() -> None:
+    streamer = GatedStreamer(chunks=1)
+    agent = Agent(streamer, name="streamer", extensions=[TimingExtension()])
+    with served(create_app(agent)) as url:
+        async with (
+            connect(url) as client,
+            connect(url) as watcher,
+            client.stream("message/stream", send_params("go")) as plain,
+        ):
+            task_id = (await plain.next()).result["id"]
+            await streamer.started.wait()
+            resubscribe = {"id": task_id}
+            headers = activation(True)
+            async with watcher.stream("tasks/resubscribe", resubscribe, headers=headers) as stamped:
+                first = (await stamped.next()).result
+                streamer.release_all()
+                resubscribed = [first, *[event.result for event in await stamped.rest()]]
+            unstamped = [event.result for event in await plain.rest()]
+    # A resubscribe brings no message: its events get the time they were sent, nothing more.
+    assert {frozenset(timing_stamps(event)) for event in resubscribed} == {
+        frozenset({f"{TIMING_URI}/respondedAt"})
+    }
+    assert [event["kind"] for event in resubscribed][-1] == "status-update"
+    assert [timing_stamps(event) for event in unstamped] == [set()] * len(unstamped)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from accord.types import AgentExtension, Message, MessageSendParams, Task
+from accord.types import AgentExtension, Message, MessageSendParams, Task, TaskIdParams
 
 if TYPE_CHECKING:
+    from accord.runtime.records import StreamItem
     from accord.server.call_context import CallContext
 
 ExtensionMethod = Callable[[Any, "CallContext"], Awaitable[Any]]
@@ -18,8 +19,9 @@ class Extension:
     """One extension an agent supports, identified by its URI.
 
     - Data only: `params` appear in the card's `capabilities.extensions` entry.
-    - Profile: override `shape_request` / `shape_result` to inspect, validate or annotate
-      sends (they run only when the client activated the extension).
+    - Profile: override `shape_request` / `shape_result` / `shape_event` to inspect,
+      validate or annotate sends and what streams carry (they run only when the client
+      activated the extension).
     - Methods: `methods` maps new JSON-RPC method names to coroutines; they go through the
       same endpoint, authentication and error handling as the core methods.
 
@@ -50,6 +52,15 @@ class Extension:
         """Look at or annotate the result of a non-streaming send (`params` as shaped by
         `shape_request`); returns the result."""
         return result
+
+    async def shape_event(
+        self, event: StreamItem, params: MessageSendParams | TaskIdParams, call: CallContext
+    ) -> StreamItem:
+        """Look at or annotate one event a stream is about to carry: each event of a streamed
+        send (`params` as shaped by `shape_request`) or of a resubscribe (`params` names the
+        task), on every binding. Returns the event; change it with `model_copy`, never in
+        place — the same event goes to every other stream and webhook of the task."""
+        return event
 
     def metadata_key(self, name: str) -> str:
         """The metadata key this extension owns for `name` (`<uri>/<name>`)."""

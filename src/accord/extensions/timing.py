@@ -5,6 +5,9 @@ URI `urn:accord:ext:timing:v1`. A profile extension with one method:
 - on a send that activates it, the request's metadata gets `<uri>/receivedAt` (the server's
   ISO 8601 time of arrival, which the agent can read from `context.metadata`), and the
   result's metadata gets `<uri>/receivedAt`, `<uri>/respondedAt` and `<uri>/elapsedMs`;
+- on a stream that activates it, every event's metadata gets the same three stamps, taken
+  as that event is sent (time to first event, to each chunk); a resubscribe, which brings
+  no message, stamps only `<uri>/respondedAt`;
 - the JSON-RPC method `timing/now` answers `{"now": "<server time>"}`, so a client can
   estimate clock skew before trusting the stamps.
 
@@ -17,16 +20,17 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from accord.extensions.base import Extension, ExtensionMethod
-from accord.types import Message, MessageSendParams, Task, utc_now
+from accord.types import Message, MessageSendParams, Metadata, Task, TaskIdParams, utc_now
 
 if TYPE_CHECKING:
+    from accord.runtime.records import StreamItem
     from accord.server.call_context import CallContext
 
 TIMING_URI = "urn:accord:ext:timing:v1"
 
 
 class TimingExtension(Extension):
-    """Stamps sends with arrival and answer times; adds `timing/now`."""
+    """Stamps sends and streamed events with arrival and answer times; adds `timing/now`."""
 
     uri = TIMING_URI
     description = "Stamps results with when the message arrived and how long the answer took."
@@ -41,16 +45,25 @@ class TimingExtension(Extension):
     async def shape_result(
         self, result: Task | Message, params: MessageSendParams, call: CallContext
     ) -> Task | Message:
+        return result.model_copy(update={"metadata": self._stamped(result.metadata, params)})
+
+    async def shape_event(
+        self, event: StreamItem, params: MessageSendParams | TaskIdParams, call: CallContext
+    ) -> StreamItem:
+        return event.model_copy(update={"metadata": self._stamped(event.metadata, params)})
+
+    def _stamped(
+        self, metadata: Metadata | None, params: MessageSendParams | TaskIdParams
+    ) -> dict[str, Any]:
+        """`metadata` with the stamps of an answer to the request `params`, sent now."""
         received = (params.metadata or {}).get(self.metadata_key("receivedAt"))
         responded = utc_now()
-        stamps: dict[str, Any] = {
-            self.metadata_key("receivedAt"): received,
-            self.metadata_key("respondedAt"): responded,
-        }
+        stamps: dict[str, Any] = {self.metadata_key("respondedAt"): responded}
         if isinstance(received, str):
+            stamps[self.metadata_key("receivedAt")] = received
             elapsed = _instant(responded) - _instant(received)
             stamps[self.metadata_key("elapsedMs")] = round(elapsed.total_seconds() * 1000, 3)
-        return result.model_copy(update={"metadata": {**(result.metadata or {}), **stamps}})
+        return {**(metadata or {}), **stamps}
 
     async def _now(self, params: Any, call: CallContext) -> dict[str, str]:
         return {"now": utc_now()}

@@ -20,6 +20,7 @@ from accord.runtime.push import TASK_SNAPSHOTS, PushTarget
 from accord.server.call_context import CallContext
 from accord.server.interfaces import ServedInterfaces
 from accord.server.media_types import any_accepted
+from accord.server.sse import close_stream
 from accord.store import TaskPage, TaskQuery
 from accord.types import (
     AgentCard,
@@ -32,6 +33,7 @@ from accord.types import (
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
+    adapters,
 )
 
 
@@ -98,7 +100,8 @@ class A2AService:
         `create_if_missing` and `push_format` as for `send_message`.
         """
         self._require_streaming()
-        return await self._start(params, call, create_if_missing, push_format)
+        execution = await self._start(params, call, create_if_missing, push_format)
+        return _shaped_events(execution, params, call)
 
     async def get_task(self, params: TaskQueryParams, call: CallContext) -> Task:
         """A task's current state."""
@@ -114,7 +117,8 @@ class A2AService:
         """Follow a running task again: its current state (or, for a reconnecting stream,
         the events it missed), then each change."""
         self._require_streaming()
-        return await _primed(self.runtime.watch(params.id, call.last_event_id))
+        records = await _primed(self.runtime.watch(params.id, call.last_event_id))
+        return _shaped_events(records, params, call)
 
     async def list_tasks(self, params: ListTasksParams, call: CallContext) -> TaskPage:
         """Tasks matching a query, most recently updated first, one page at a time."""
@@ -286,3 +290,43 @@ async def _shaped(
     for extension in call.extensions:
         result = await extension.shape_result(result, params, call)
     return result
+
+
+def _shaped_events(
+    records: AsyncIterator[EventRecord], params: MessageSendParams | TaskIdParams, call: CallContext
+) -> AsyncIterator[EventRecord]:
+    """The records of a stream as its request's activated extensions shape their events."""
+    return _ShapedRecords(records, params, call) if call.extensions else records
+
+
+class _ShapedRecords(AsyncIterator[EventRecord]):
+    """A stream's records, each event passed through `shape_event` of every extension the
+    request activated. A changed event gets a record of its own (same sequence number, new
+    payload): the published record is shared with every other subscriber of the task."""
+
+    def __init__(
+        self,
+        records: AsyncIterator[EventRecord],
+        params: MessageSendParams | TaskIdParams,
+        call: CallContext,
+    ) -> None:
+        self._records = records
+        self._params = params
+        self._call = call
+
+    async def __anext__(self) -> EventRecord:
+        record = await anext(self._records)
+        if record.event is None:
+            return record
+        event = record.event
+        if isinstance(event, Task):  # a snapshot is the live task, which moves on: as recorded
+            event = adapters.TASK.validate_json(record.payload)
+        shaped = event
+        for extension in self._call.extensions:
+            shaped = await extension.shape_event(shaped, self._params, self._call)
+        if shaped is event:
+            return record
+        return replace(record, event=shaped, payload=shaped.to_json(), encodings={})
+
+    async def aclose(self) -> None:
+        await close_stream(self._records)
