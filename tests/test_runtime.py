@@ -116,6 +116,45 @@ async def test_records_of_a_task_run_in_order_and_end_with_the_final_one(
     assert len({r.task_id for r in records}) == 1
 
 
+async def test_an_execution_skipping_to_the_final_record_yields_only_that_one(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(echo.agent.executor)
+    execution = await runtime.start(params("ping"))
+    execution.skip_to_final()
+    with runtime.bus.subscribe(execution.task_id) as other:  # the agent has not run yet
+        records = await collect(execution)
+        assert [(r.seq, r.final) for r in records] == [(4, True)]
+        # Everyone else watching the task still sees every record.
+        async with asyncio.timeout(SAFETY_TIMEOUT):
+            assert [(await anext(other)).seq for _ in range(4)] == [1, 2, 3, 4]
+
+
+async def test_an_agent_that_awaits_nothing_else_still_lets_its_stream_go_first(
+    make_runtime: RuntimeFactory,
+) -> None:
+    chunks = 200
+    progress: list[int] = []
+
+    class Chatty(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventSink) -> None:
+            updater = TaskUpdater(context, events)
+            await updater.start_work()
+            for index in range(chunks):
+                progress.append(index)
+                await updater.add_artifact(str(index), artifact_id="a", append=index > 0)
+            await updater.complete()
+
+    execution = await make_runtime(Chatty()).start(params())
+    async with asyncio.timeout(SAFETY_TIMEOUT):
+        async for record in execution:
+            if isinstance(record.event, TaskArtifactUpdateEvent):
+                break
+    # The memory store never suspends the agent: without turns it would be done by now.
+    assert len(progress) < chunks / 4
+    execution.close()
+
+
 async def test_sequence_numbers_count_from_one_per_task(make_runtime: RuntimeFactory) -> None:
     runtime = make_runtime(echo.agent.executor)
     first = await run_to_end(runtime, "one")

@@ -17,9 +17,13 @@ class Subscription(AsyncIterator[EventRecord]):
         self.task_id = task_id
         self._on_close = on_close
         self._queue: asyncio.Queue[EventRecord] = asyncio.Queue()
+        # Set by a subscriber that only needs the end (a blocking send): the records before
+        # it are dropped instead of waking the subscriber once each.
+        self.finals_only = False
 
     def deliver(self, record: EventRecord) -> None:
-        self._queue.put_nowait(record)
+        if record.final or not self.finals_only:
+            self._queue.put_nowait(record)
 
     async def __anext__(self) -> EventRecord:
         return await self._queue.get()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from accord.errors import A2AError
-from accord.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+from accord.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent, adapters
 
 StreamItem = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
@@ -31,6 +31,11 @@ class EventRecord:
     @classmethod
     def of(cls, task_id: str, seq: int, event: StreamItem, *, final: bool) -> EventRecord:
         return cls(task_id, seq, event, final, event.to_json())
+
+    @classmethod
+    def decoded(cls, task_id: str, seq: int, payload: bytes, *, final: bool) -> EventRecord:
+        """A record read back from a log that kept only its payload."""
+        return cls(task_id, seq, adapters.STREAM_EVENT.validate_json(payload), final, payload)
 
     @classmethod
     def failure(cls, task_id: str, error: A2AError) -> EventRecord:

@@ -43,6 +43,8 @@ log = logging.getLogger("accord.runtime")
 
 # How long a new message for a task waits for the previous run to return after it paused.
 _HANDOVER_TIMEOUT = 5.0
+# How many events an agent may emit in a row before the rest of the server gets a turn.
+_EVENTS_PER_TURN = 8
 
 
 @dataclass(eq=False)
@@ -70,9 +72,16 @@ class _RunSink(EventSink):
     def __init__(self, runtime: TaskRuntime, run: _Run) -> None:
         self._runtime = runtime
         self._run = run
+        self._sent = 0
 
     async def send(self, event: AgentEvent) -> None:
         await self._runtime._emit(self._run, event)
+        self._sent += 1
+        if self._sent % _EVENTS_PER_TURN == 0:
+            # A store that never suspends (memory) would let an agent that awaits nothing else
+            # keep the event loop to its end: streams would get nothing until then, and every
+            # other request would wait. Every so many events it lets them go first.
+            await asyncio.sleep(0)
 
 
 class Execution(AsyncIterator[EventRecord]):
@@ -97,6 +106,11 @@ class Execution(AsyncIterator[EventRecord]):
         if record.final:
             self.close()
         return record
+
+    def skip_to_final(self) -> None:
+        """From now on, yield only the final record: the reply, the error, or the task as it
+        ended or paused for the client."""
+        self._subscription.finals_only = True
 
     def close(self) -> None:
         """Stop watching; the agent keeps running."""

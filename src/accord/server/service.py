@@ -74,6 +74,8 @@ class A2AService:
         """
         execution = await self._start(params, call, create_if_missing, push_format)
         blocking = params.configuration is None or params.configuration.blocking is not False
+        if blocking:
+            execution.skip_to_final()
         try:
             async for record in execution:
                 if record.error is not None:

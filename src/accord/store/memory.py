@@ -11,49 +11,76 @@ from accord.store.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, stat
 from accord.store.retention import CleanupReport, Retention
 from accord.types import Task
 
+# Finished tasks and logged events are kept as plain tuples of strings, bytes and numbers:
+# the garbage collector stops tracking such tuples, where a task's models would add dozens of
+# objects to every full collection for as long as the store keeps the task. Finished tasks
+# never change, so their JSON is all there is to keep.
+_Finished = tuple[int, bytes, str, str, datetime]
+"""A finished task: its seq, its JSON, and its context, state and status time for listing."""
+_Logged = tuple[datetime, int, bool, bytes]
+"""A logged event: when it was logged, its seq, whether it was final, and its payload."""
+
+
+def _finished(task: Task, seq: int) -> _Finished:
+    return seq, task.to_json(), task.context_id, task.status.state.value, status_time(task)
+
+
+def _stored(entry: StoredTask | _Finished) -> StoredTask:
+    if isinstance(entry, StoredTask):
+        return entry
+    return StoredTask(Task.model_validate_json(entry[1]), entry[0])
+
 
 class InMemoryTaskStore(TaskStore):
-    """Keeps tasks, event logs and push configs in dictionaries."""
+    """Keeps tasks, event logs and push configs in dictionaries; finished tasks and logged
+    events as their JSON."""
 
     def __init__(self, retention: Retention | None = None) -> None:
         self.retention = retention if retention is not None else Retention()
-        self._tasks: dict[str, StoredTask] = {}
+        self._tasks: dict[str, StoredTask | _Finished] = {}
         self._finished_at: dict[str, datetime] = {}
-        self._events: dict[str, list[tuple[datetime, EventRecord]]] = {}
+        self._events: dict[str, list[_Logged]] = {}
         self._push: dict[str, dict[str, PushTarget]] = {}
         self._runners: dict[str, str] = {}
         self._alive_until: dict[str, datetime] = {}
 
     async def get(self, task_id: str) -> StoredTask | None:
-        return self._tasks.get(task_id)
+        entry = self._tasks.get(task_id)
+        return _stored(entry) if entry is not None else None
 
     async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
-        stored = self._tasks.get(task.id)
-        if (stored.seq if stored else 0) != seq - 1:
-            raise StaleTaskError(
-                f"task {task.id} is at event {stored.seq if stored else 0}, not {seq - 1}"
-            )
+        entry = self._tasks.get(task.id)
+        current = 0 if entry is None else entry.seq if isinstance(entry, StoredTask) else entry[0]
+        if current != seq - 1:
+            raise StaleTaskError(f"task {task.id} is at event {current}, not {seq - 1}")
         now = datetime.now(UTC)
-        self._tasks[task.id] = StoredTask(task, seq)
         if task.status.state.is_terminal:
+            self._tasks[task.id] = _finished(task, seq)
             self._finished_at[task.id] = now
+        else:
+            self._tasks[task.id] = StoredTask(task, seq)
         if record is not None:
             log = self._events.setdefault(task.id, [])
-            log.append((now, record))
+            log.append((now, record.seq, record.final, record.payload))
             bound = self.retention.max_events_per_task
             if bound is not None and len(log) > bound:
                 del log[:-bound]
 
     async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
-        return [r for _, r in self._events.get(task_id, ()) if r.seq > seq]
+        return [
+            EventRecord.decoded(task_id, logged_seq, payload, final=final)
+            for _, logged_seq, final, payload in self._events.get(task_id, ())
+            if logged_seq > seq
+        ]
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        listed = (_listed(task_id, entry) for task_id, entry in self._tasks.items())
         matching = [
-            (Cursor(status_time(s.task), s.task.id), s.task)
-            for s in self._tasks.values()
-            if (query.context_id is None or s.task.context_id == query.context_id)
-            and (query.state is None or s.task.status.state is query.state)
-            and (query.updated_after is None or status_time(s.task) >= query.updated_after)
+            (Cursor(updated, task_id), entry)
+            for task_id, entry, context_id, state, updated in listed
+            if (query.context_id is None or context_id == query.context_id)
+            and (query.state is None or state == query.state.value)
+            and (query.updated_after is None or updated >= query.updated_after)
         ]
         matching.sort(key=lambda item: item[0], reverse=True)
         start = 0
@@ -63,7 +90,7 @@ class InMemoryTaskStore(TaskStore):
         page = matching[start : start + query.page_size]
         more = start + query.page_size < len(matching)
         return TaskPage(
-            tasks=[task for _, task in page],
+            tasks=[_stored(entry).task for _, entry in page],
             next_page_token=page[-1][0].encode() if more else "",
             page_size=query.page_size,
             total_size=len(matching),
@@ -94,7 +121,8 @@ class InMemoryTaskStore(TaskStore):
         return [
             Orphan(stored, self._runners.get(task_id))
             for task_id, stored in self._tasks.items()
-            if stored.task.status.state in RUNNING_STATES
+            if isinstance(stored, StoredTask)  # a finished task has no runner to lose
+            and stored.task.status.state in RUNNING_STATES
             and not self._alive(self._runners.get(task_id), now)
         ]
 
@@ -122,10 +150,21 @@ class InMemoryTaskStore(TaskStore):
         if self.retention.event_ttl is not None:
             cutoff = now - self.retention.event_ttl
             for log in self._events.values():
-                kept = [entry for entry in log if entry[0] >= cutoff]
+                kept = [logged for logged in log if logged[0] >= cutoff]
                 events += len(log) - len(kept)
                 log[:] = kept
         return CleanupReport(tasks=tasks, events=events)
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+
+def _listed(
+    task_id: str, entry: StoredTask | _Finished
+) -> tuple[str, StoredTask | _Finished, str, str, datetime]:
+    """What listing filters and sorts a stored task by: context, state and status time."""
+    if isinstance(entry, StoredTask):
+        task = entry.task
+        return task_id, entry, task.context_id, task.status.state.value, status_time(task)
+    _, _, context_id, state, updated = entry
+    return task_id, entry, context_id, state, updated

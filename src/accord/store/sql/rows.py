@@ -14,7 +14,7 @@ from accord.runtime.records import EventRecord
 from accord.store.base import StoredTask
 from accord.store.query import status_time
 from accord.store.sql.schema import tasks
-from accord.types import PushNotificationConfig, Task, adapters
+from accord.types import PushNotificationConfig, Task
 
 TASK_CHANGES = tuple(
     column.key
@@ -62,9 +62,7 @@ def event_values(record: EventRecord, now: datetime) -> dict[str, Any]:
 
 def event_record(row: Any) -> EventRecord:
     """A logged event, its payload the bytes that were saved."""
-    payload = bytes(row.payload)
-    event = adapters.STREAM_EVENT.validate_json(payload)
-    return EventRecord(row.task_id, row.seq, event, row.final, payload)
+    return EventRecord.decoded(row.task_id, row.seq, bytes(row.payload), final=row.final)
 
 
 def push_target(row: Any) -> PushTarget:

@@ -1,0 +1,56 @@
+"""The memory store keeps finished tasks and logged events as JSON, not as live models."""
+
+from __future__ import annotations
+
+import gc
+
+from accord.runtime.records import EventRecord
+from accord.store import InMemoryTaskStore, TaskQuery
+from accord.types import Artifact, Task, TaskState, TaskStatus, TextPart, new_id
+from test_store_conformance import make_task, moved
+
+
+def finished(context_id: str = "ctx") -> Task:
+    task = moved(make_task(context_id=context_id), TaskState.COMPLETED)
+    task.artifacts = [Artifact(artifact_id=new_id(), parts=[TextPart(text="done")])]
+    return task
+
+
+async def test_a_finished_task_is_kept_as_saved_whatever_happens_to_the_object() -> None:
+    store = InMemoryTaskStore()
+    task = finished()
+    await store.save(task, 1, EventRecord.of(task.id, 1, task, final=True))
+    task.status = TaskStatus(state=TaskState.FAILED)
+    task.artifacts = None
+    stored = await store.get(task.id)
+    assert stored is not None and stored.seq == 1
+    assert stored.task.status.state is TaskState.COMPLETED
+    assert stored.task.artifacts is not None and stored.task.artifacts[0].parts[0].text == "done"
+
+
+async def test_finished_tasks_and_their_events_give_the_collector_almost_nothing_to_walk() -> None:
+    store = InMemoryTaskStore()
+    count = 300
+    gc.collect()
+    before = len(gc.get_objects())
+    for _ in range(count):
+        task = finished()
+        for seq in (1, 2, 3):
+            await store.save(task, seq, EventRecord.of(task.id, seq, task, final=seq == 3))
+    del task
+    gc.collect()
+    # As live models each task and its three events would be dozens of tracked objects.
+    assert (len(gc.get_objects()) - before) / count < 4
+
+
+async def test_finished_tasks_are_listed_and_filtered_like_running_ones() -> None:
+    store = InMemoryTaskStore()
+    done, running = finished("a"), make_task(context_id="a")
+    other = finished("b")
+    for task in (done, running, other):
+        await store.save(task, 1)
+    listed = await store.list_tasks(TaskQuery(context_id="a"))
+    assert {task.id for task in listed.tasks} == {done.id, running.id}
+    completed = await store.list_tasks(TaskQuery(state=TaskState.COMPLETED))
+    assert {task.id for task in completed.tasks} == {done.id, other.id}
+    assert completed.tasks[0].artifacts is not None
