@@ -51,3 +51,22 @@ async def test_other_methods_at_the_root_still_go_through_the_router() -> None:
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         response = await client.get("/")
     assert response.status_code == 405
+
+
+def test_indexed_headers_look_up_like_starlettes() -> None:
+    from starlette.datastructures import Headers
+
+    from accord.server.http_request import IndexedHeaders
+
+    raw = [
+        (b"content-type", b"application/json"),
+        (b"a2a-extensions", b"a"),
+        (b"a2a-extensions", b"b"),
+    ]
+    scope = {"type": "http", "headers": raw}
+    indexed, plain = IndexedHeaders(scope), Headers(scope=scope)
+    for name in ("Content-Type", "A2A-Extensions", "a2a-extensions", "Last-Event-ID"):
+        assert indexed.get(name) == plain.get(name)
+        assert (name in indexed) == (name in plain)
+    assert indexed["A2A-EXTENSIONS"] == "a"
+    assert indexed.getlist("a2a-extensions") == ["a", "b"]

@@ -747,3 +747,18 @@ def test_new_ids_are_distinct_version_4_uuids() -> None:
     for text in ids:
         parsed = uuid.UUID(text)
         assert (parsed.version, parsed.variant, str(parsed)) == (4, uuid.RFC_4122, text)
+
+
+def test_utc_now_is_the_current_time_in_milliseconds_with_z() -> None:
+    import re
+    from datetime import UTC, datetime
+
+    from accord.types import utc_now
+
+    before = datetime.now(UTC).replace(microsecond=0)
+    stamps = [utc_now() for _ in range(1000)]
+    after = datetime.now(UTC)
+    for stamp in stamps:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", stamp)
+        assert before <= datetime.fromisoformat(stamp) <= after
+    assert stamps == sorted(stamps)

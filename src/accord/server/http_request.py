@@ -1,10 +1,14 @@
-"""What each HTTP binding checks on a request: JSON content type, body limit, Last-Event-ID."""
+"""What each HTTP binding checks on a request (JSON content type, body limit, Last-Event-ID),
+and the lean request and response types of the JSON-RPC shortcut."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
+from starlette.datastructures import Headers
 from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from accord.errors import InvalidRequest
 
@@ -58,3 +62,56 @@ def last_event_id(request: Request) -> int | None:
             f"Last-Event-ID must be an event number this server sent, got {value!r}"
         )
     return int(value)
+
+
+class IndexedHeaders(Headers):
+    """Starlette's request headers, looked up in a dict rather than by scanning the list.
+
+    A request's headers are read a dozen times (content type and length, version,
+    extensions, Last-Event-ID); each scan encodes the name again. As with `Headers`, the
+    first of repeated headers wins.
+    """
+
+    def __init__(self, scope: Scope) -> None:
+        super().__init__(scope=scope)
+        self._index = {
+            name.decode("latin-1"): value.decode("latin-1") for name, value in reversed(self.raw)
+        }
+
+    def __getitem__(self, key: str) -> str:
+        return self._index[key.lower()]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key.lower() in self._index
+
+    def get(self, key: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        return self._index.get(key.lower(), default)
+
+
+class IndexedRequest(Request):
+    """A Starlette request whose headers are IndexedHeaders."""
+
+    def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        super().__init__(scope, receive, send)
+        self._headers = IndexedHeaders(scope)
+
+
+class JsonResponse(Response):
+    """A JSON body with its headers encoded once, without Starlette's general header logic."""
+
+    media_type = JSON
+
+    def __init__(
+        self, body: bytes, status_code: int = 200, headers: Mapping[str, str] | None = None
+    ) -> None:
+        self.status_code = status_code
+        self.background = None
+        self.body = body
+        self.raw_headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            *(
+                (name.lower().encode("latin-1"), value.encode("latin-1"))
+                for name, value in (headers or {}).items()
+            ),
+        ]

@@ -32,8 +32,8 @@ from accord.errors import (
 from accord.server.call_context import CallContext
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
-    JSON,
     BodyTooLarge,
+    JsonResponse,
     WrongContentType,
     check_content_type,
     last_event_id,
@@ -153,6 +153,8 @@ def _decode(method: Method, params: Any, name: str) -> Any:
 
 
 def _id_json(request_id: JsonRpcId) -> bytes:
+    if type(request_id) is int:  # the usual id, without the JSON encoder's setup
+        return str(request_id).encode()
     return json.dumps(request_id).encode()
 
 
@@ -177,8 +179,7 @@ def _json_response(
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    all_headers = {VERSION_HEADER: codec.version, **(headers or {})}
-    return Response(body, status_code, headers=all_headers, media_type=JSON)
+    return JsonResponse(body, status_code, {VERSION_HEADER: codec.version, **(headers or {})})
 
 
 def _error_response(

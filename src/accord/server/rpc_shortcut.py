@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from accord.server.http_request import IndexedRequest
 from accord.server.jsonrpc import JsonRpcBinding
 
 
@@ -23,7 +23,7 @@ class JsonRpcShortcut:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST" and _route_path(scope) == "/":
-            response = await self.binding.handle(Request(scope, receive, send))
+            response = await self.binding.handle(IndexedRequest(scope, receive, send))
             await response(scope, receive, send)
         else:
             await self.app(scope, receive, send)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import time
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -43,9 +43,19 @@ TERMINAL_STATES = frozenset(
 INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
 
 
+# The last second utc_now formatted, and its text: every status of every task is stamped, and
+# the date and time change only once a second.
+_second, _second_text = -1, ""
+
+
 def utc_now() -> str:
-    """The current time as the ISO 8601 string the protocol uses."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The current time as the ISO 8601 string the protocol uses (UTC, milliseconds, `Z`)."""
+    global _second, _second_text
+    now = time.time()
+    second = int(now)
+    if second != _second:
+        _second, _second_text = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+    return f"{_second_text}.{int((now - second) * 1000):03d}Z"
 
 
 class TaskStatus(A2AModel):
