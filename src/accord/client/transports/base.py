@@ -29,7 +29,7 @@ LAST_EVENT_ID = "Last-Event-ID"
 class Transport(ABC):
     """Calls the operations of one interface: `codec` says the version's wire shapes.
 
-    A 1.0 transport sends `A2A-Version: 1.0` with every request.
+    Every request names the version in `A2A-Version`, unless it is 0.3 (what naming none means).
     """
 
     def __init__(
@@ -43,7 +43,7 @@ class Transport(ABC):
         self.codec = codec
         self._http = http
         self._headers = dict(headers or {})
-        if codec.version is ProtocolVersion.V1_0:
+        if codec.version is not ProtocolVersion.V0_3:  # what a request naming none gets
             self._headers[VERSION_HEADER] = codec.version.value
 
     @property

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from contextlib import aclosing
-from typing import Any, TypeVar, cast
-
-import httpx
+from typing import TypeVar, cast
 
 from accord.client.transports.base import IdentifiedEvents
 from accord.client.transports.jsonrpc import JsonRpcTransport
-from accord.codecs import VERSION_HEADER, v0_1
-from accord.codecs.base import ClientCall, ClientCodec
+from accord.codecs import v0_1
+from accord.codecs.base import ClientCall
 from accord.errors import TaskNotFound
 from accord.types import (
-    AgentInterface,
     MessageSendParams,
     StreamEvent,
     TaskIdParams,
@@ -34,16 +30,6 @@ class JsonRpcV01Transport(JsonRpcTransport):
     (its context id), so a stream learns it first: from the message sent, else from the task
     it continues (`tasks/get`) or follows; a new task gets a new session chosen here.
     """
-
-    def __init__(
-        self,
-        http: httpx.AsyncClient,
-        interface: AgentInterface,
-        codec: ClientCodec[Any],
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        super().__init__(http, interface, codec, headers)
-        self._headers[VERSION_HEADER] = codec.version.value
 
     async def stream(
         self, call: ClientCall[P, StreamEvent], params: P, last_event_id: int | None = None
