@@ -344,6 +344,24 @@ async def test_in_a_batch_the_last_claim_or_end_of_a_task_decides_its_runner(
     }
 
 
+async def test_a_stale_end_leaves_the_runner_of_its_task(sql_backend: Backend) -> None:
+    store = await sql_backend.open()
+    assert isinstance(store, SqlTaskStore)
+    ending, lagging = working_task(), working_task()
+    for task in (ending, lagging):
+        await save_logged(store, task, 1)
+        await store.claim(task.id, "replica-1")
+
+    outcomes = await asyncio.gather(
+        save_logged(store, finished(ending), 2),
+        save_logged(store, finished(lagging), 3),
+        return_exceptions=True,
+    )
+
+    assert outcomes[0] is None and isinstance(outcomes[1], StaleTaskError)
+    assert await runners(store) == {lagging.id: "replica-1"}
+
+
 async def test_in_a_batch_of_distinct_tasks_only_the_stale_saves_fail(
     sql_backend: Backend,
 ) -> None:

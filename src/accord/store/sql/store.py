@@ -39,6 +39,7 @@ from accord.store.sql.batches import (
 from accord.store.sql.engine import writer
 from accord.store.sql.group_commit import GroupCommit, Outcome
 from accord.store.sql.migrations import UpgradeResult, upgrade
+from accord.store.sql.postgres_writer import one_write_per_task, write_postgres_batch
 from accord.store.sql.rows import event_record, event_values, push_target, stored_task, task_values
 from accord.store.sql.schema import (
     UtcDateTime,
@@ -152,6 +153,8 @@ class SqlTaskStore(TaskStore):
         if self._sqlite_batches is not None and self._one_writer is not None:
             async with self._one_writer:
                 return await self._sqlite_batches.write(batch, bound)
+        if self.engine.dialect.name == "postgresql" and one_write_per_task(batch):
+            return await write_postgres_batch(self.engine, batch, bound)
         async with self._writing() as connection:
             return await connection.run_sync(self._write_batch, batch)
 

@@ -1,0 +1,154 @@
+"""The PostgreSQL store's batch writer: a whole batch in one statement, on asyncpg directly."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Column, TypeDecorator
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from accord.store.sql.batches import NEW_TASK_COLUMNS, TaskSave, Write, follow_up, stale
+from accord.store.sql.group_commit import Outcome
+from accord.store.sql.rows import TASK_CHANGES
+from accord.store.sql.schema import task_events, task_runners, tasks
+
+_ARRAY_TYPES = {
+    str: "text[]",
+    int: "bigint[]",
+    bool: "boolean[]",
+    bytes: "bytea[]",
+    datetime: "timestamptz[]",
+}
+
+
+class _Arrays:
+    """The parameters of a statement, one array each: their names, in the order of `$n`."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def array(self, name: str, column: Column[Any]) -> str:
+        """`$n::type[]`: the array parameter `name`, of `column`'s values."""
+        self.names.append(name)
+        kind = column.type
+        if isinstance(kind, TypeDecorator):
+            kind = kind.impl_instance
+        return f"${len(self.names)}::{_ARRAY_TYPES[kind.python_type]}"
+
+    def unnest(self, rows: str, columns: Sequence[Column[Any]]) -> str:
+        """`unnest(...) AS v(column, ...)`: the `rows` as a table, one array per column."""
+        arrays = ", ".join(self.array(f"{rows}.{column.key}", column) for column in columns)
+        return f"unnest({arrays}) AS v({', '.join(column.name for column in columns)})"
+
+
+def _names(columns: Sequence[Column[Any]]) -> str:
+    return ", ".join(column.name for column in columns)
+
+
+def _batch_statement() -> tuple[str, list[str]]:
+    """The statement that writes a batch, and the names of its array parameters in order.
+
+    A save moves its task's row from seq - 1 to seq, or creates it at seq 1; the rows it
+    brings along (its event, a log trim, the end of its runner) are given for every save and
+    kept only for the tasks written. All of it runs on one snapshot in one implicit
+    transaction, so a task may appear in a batch once at most. The result names each task
+    written (seq NULL) and the stored seq of each task of a save that was not.
+    """
+    arrays = _Arrays()
+    changed = [tasks.c[key] for key in TASK_CHANGES]
+    new_task = [tasks.c[key] for key in NEW_TASK_COLUMNS]
+    task_id, seq = tasks.c.id.name, tasks.c.seq.name
+    event_task, event_seq = task_events.c.task_id.name, task_events.c.seq.name
+    runner_task, runner = task_runners.c.task_id.name, task_runners.c.replica_id.name
+    sql = f"""
+WITH updated AS (
+    UPDATE {tasks.name} AS t SET {", ".join(f"{c.name} = v.{c.name}" for c in changed)}
+    FROM {arrays.unnest("moved", [tasks.c.id, *changed])}
+    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{seq} - 1
+    RETURNING t.{task_id}
+), created AS (
+    INSERT INTO {tasks.name} ({_names(new_task)})
+    SELECT * FROM {arrays.unnest("created", new_task)}
+    ON CONFLICT ({task_id}) DO NOTHING
+    RETURNING {task_id}
+), written AS (
+    SELECT {task_id} FROM updated UNION ALL SELECT {task_id} FROM created
+), logged AS (
+    INSERT INTO {task_events.name} ({_names(list(task_events.c))})
+    SELECT * FROM {arrays.unnest("events", list(task_events.c))}
+    WHERE v.{event_task} IN (SELECT {task_id} FROM written)
+), trimmed AS (
+    DELETE FROM {task_events.name} AS e
+    USING {arrays.unnest("trims", [task_events.c.task_id, task_events.c.seq])}
+    WHERE e.{event_task} = v.{event_task} AND e.{event_seq} <= v.{event_seq}
+        AND v.{event_task} IN (SELECT {task_id} FROM written)
+), claimed AS (
+    INSERT INTO {task_runners.name} ({runner_task}, {runner})
+    SELECT * FROM {arrays.unnest("claims", list(task_runners.c))}
+    ON CONFLICT ({runner_task}) DO UPDATE SET {runner} = excluded.{runner}
+), forgotten AS (
+    DELETE FROM {task_runners.name}
+    WHERE {runner_task} = ANY({arrays.array("finished", task_runners.c.task_id)})
+        AND {runner_task} IN (SELECT {task_id} FROM written)
+)
+SELECT {task_id}, NULL::bigint FROM written
+UNION ALL
+SELECT {task_id}, {seq} FROM {tasks.name}
+WHERE {task_id} = ANY({arrays.array("saved", tasks.c.id)})
+    AND {task_id} NOT IN (SELECT {task_id} FROM written)
+"""
+    return sql, arrays.names
+
+
+_WRITE_BATCH, _PARAMETERS = _batch_statement()
+
+
+def one_write_per_task(batch: Sequence[Write]) -> bool:
+    """Whether `write_postgres_batch` can take `batch`: its one statement sees the rows as
+    they were before it, so two writes of a task must go one after the other instead."""
+    return len({write.task_id for write in batch}) == len(batch)
+
+
+async def write_postgres_batch(
+    engine: AsyncEngine, batch: Sequence[Write], bound: int | None
+) -> list[Outcome]:
+    """Write `batch` (one write per task at most) in one statement, hence one transaction.
+
+    Each save keeps its own outcome: the statement reports the tasks it wrote, and a save
+    not among them was stale. `bound`: the retention's `max_events_per_task`.
+    """
+    saves = [write for write in batch if isinstance(write, TaskSave)]
+    moved = [save.row for save in saves if save.seq > 1]
+    created = [save.row for save in saves if save.seq == 1]
+    rows = follow_up(batch, [None] * len(batch), bound)  # as if every save went through
+    columns = {
+        "moved.id": [row["task_id"] for row in moved],
+        **{f"moved.{key}": [row[key] for row in moved] for key in TASK_CHANGES},
+        **{f"created.{key}": [row[key] for row in created] for key in NEW_TASK_COLUMNS},
+        **{f"events.{c.key}": [event[c.key] for event in rows.events] for c in task_events.c},
+        "trims.task_id": [trim["trimmed_task"] for trim in rows.trims],
+        "trims.seq": [trim["up_to"] for trim in rows.trims],
+        **{f"claims.{c.key}": [claim[c.key] for claim in rows.claims] for c in task_runners.c},
+        "finished": [row["finished"] for row in rows.finished],
+        "saved": [save.task_id for save in saves],
+    }
+    async with engine.connect() as connection:
+        # asyncpg without SQLAlchemy's statement layer, and outside any transaction of it:
+        # the one statement commits on its own.
+        driver: Any = (await connection.get_raw_connection()).driver_connection
+        try:
+            result = await driver.fetch(_WRITE_BATCH, *(columns[name] for name in _PARAMETERS))
+        except BaseException:
+            if driver.is_closed():  # the pool must not hand out a dead connection
+                await connection.invalidate()
+            raise
+    written = {task_id for task_id, seq in result if seq is None}
+    stored = {task_id: seq for task_id, seq in result if seq is not None}
+    return [
+        stale(write, stored.get(write.task_id))
+        if isinstance(write, TaskSave) and write.task_id not in written
+        else None
+        for write in batch
+    ]
