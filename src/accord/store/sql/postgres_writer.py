@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -47,8 +48,10 @@ def _names(columns: Sequence[Column[Any]]) -> str:
     return ", ".join(column.name for column in columns)
 
 
-def _batch_statement() -> tuple[str, list[str]]:
-    """The statement that writes a batch, and the names of its array parameters in order.
+@functools.cache
+def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
+    """The statement that writes a batch with rows for `parts`, and the names of its array
+    parameters in order (a part without rows is left out: less to plan and to run).
 
     A save moves its task's row from seq - 1 to seq, or creates it at seq 1; the rows it
     brings along (its event, a log trim, the end of its runner) are given for every save and
@@ -62,47 +65,50 @@ def _batch_statement() -> tuple[str, list[str]]:
     task_id, seq = tasks.c.id.name, tasks.c.seq.name
     event_task, event_seq = task_events.c.task_id.name, task_events.c.seq.name
     runner_task, runner = task_runners.c.task_id.name, task_runners.c.replica_id.name
-    sql = f"""
-WITH updated AS (
+    steps: dict[str, str] = {}
+    if "moved" in parts:
+        steps["updated"] = f"""
     UPDATE {tasks.name} AS t SET {", ".join(f"{c.name} = v.{c.name}" for c in changed)}
     FROM {arrays.unnest("moved", [tasks.c.id, *changed])}
     WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{seq} - 1
-    RETURNING t.{task_id}
-), created AS (
+    RETURNING t.{task_id}"""
+    if "created" in parts:
+        steps["created"] = f"""
     INSERT INTO {tasks.name} ({_names(new_task)})
     SELECT * FROM {arrays.unnest("created", new_task)}
     ON CONFLICT ({task_id}) DO NOTHING
-    RETURNING {task_id}
-), written AS (
-    SELECT {task_id} FROM updated UNION ALL SELECT {task_id} FROM created
-), logged AS (
+    RETURNING {task_id}"""
+    steps["written"] = " UNION ALL ".join(f"SELECT {task_id} FROM {step}" for step in steps) or (
+        f"SELECT NULL::text AS {task_id} WHERE false"
+    )
+    if "events" in parts:
+        steps["logged"] = f"""
     INSERT INTO {task_events.name} ({_names(list(task_events.c))})
     SELECT * FROM {arrays.unnest("events", list(task_events.c))}
-    WHERE v.{event_task} IN (SELECT {task_id} FROM written)
-), trimmed AS (
+    WHERE v.{event_task} IN (SELECT {task_id} FROM written)"""
+    if "trims" in parts:
+        steps["trimmed"] = f"""
     DELETE FROM {task_events.name} AS e
     USING {arrays.unnest("trims", [task_events.c.task_id, task_events.c.seq])}
     WHERE e.{event_task} = v.{event_task} AND e.{event_seq} <= v.{event_seq}
-        AND v.{event_task} IN (SELECT {task_id} FROM written)
-), claimed AS (
+        AND v.{event_task} IN (SELECT {task_id} FROM written)"""
+    if "claims" in parts:
+        steps["claimed"] = f"""
     INSERT INTO {task_runners.name} ({runner_task}, {runner})
     SELECT * FROM {arrays.unnest("claims", list(task_runners.c))}
-    ON CONFLICT ({runner_task}) DO UPDATE SET {runner} = excluded.{runner}
-), forgotten AS (
+    ON CONFLICT ({runner_task}) DO UPDATE SET {runner} = excluded.{runner}"""
+    if "finished" in parts:
+        steps["forgotten"] = f"""
     DELETE FROM {task_runners.name}
     WHERE {runner_task} = ANY({arrays.array("finished", task_runners.c.task_id)})
-        AND {runner_task} IN (SELECT {task_id} FROM written)
-)
+        AND {runner_task} IN (SELECT {task_id} FROM written)"""
+    sql = f"""WITH {", ".join(f"{name} AS ({step})" for name, step in steps.items())}
 SELECT {task_id}, NULL::bigint FROM written
 UNION ALL
 SELECT {task_id}, {seq} FROM {tasks.name}
 WHERE {task_id} = ANY({arrays.array("saved", tasks.c.id)})
-    AND {task_id} NOT IN (SELECT {task_id} FROM written)
-"""
+    AND {task_id} NOT IN (SELECT {task_id} FROM written)"""
     return sql, arrays.names
-
-
-_WRITE_BATCH, _PARAMETERS = _batch_statement()
 
 
 def one_write_per_task(batch: Sequence[Write]) -> bool:
@@ -134,12 +140,14 @@ async def write_postgres_batch(
         "finished": [row["finished"] for row in rows.finished],
         "saved": [save.task_id for save in saves],
     }
+    parts = frozenset(name.partition(".")[0] for name, values in columns.items() if values)
+    statement, parameters = _batch_statement(parts)
     async with engine.connect() as connection:
         # asyncpg without SQLAlchemy's statement layer, and outside any transaction of it:
         # the one statement commits on its own.
         driver: Any = (await connection.get_raw_connection()).driver_connection
         try:
-            result = await driver.fetch(_WRITE_BATCH, *(columns[name] for name in _PARAMETERS))
+            result = await driver.fetch(statement, *(columns[name] for name in parameters))
         except BaseException:
             if driver.is_closed():  # the pool must not hand out a dead connection
                 await connection.invalidate()
