@@ -56,8 +56,8 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     A save moves its task's row from seq - 1 to seq, or creates it at seq 1; the rows it
     brings along (its event, a log trim, the end of its runner) are given for every save and
     kept only for the tasks written. All of it runs on one snapshot in one implicit
-    transaction, so a task may appear in a batch once at most. The result names each task
-    written (seq NULL) and the stored seq of each task of a save that was not.
+    transaction, so a task may appear in a batch once at most. The result names the tasks
+    written.
     """
     arrays = _Arrays()
     changed = [tasks.c[key] for key in TASK_CHANGES]
@@ -103,12 +103,14 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     WHERE {runner_task} = ANY({arrays.array("finished", task_runners.c.task_id)})
         AND {runner_task} IN (SELECT {task_id} FROM written)"""
     sql = f"""WITH {", ".join(f"{name} AS ({step})" for name, step in steps.items())}
-SELECT {task_id}, NULL::bigint FROM written
-UNION ALL
-SELECT {task_id}, {seq} FROM {tasks.name}
-WHERE {task_id} = ANY({arrays.array("saved", tasks.c.id)})
-    AND {task_id} NOT IN (SELECT {task_id} FROM written)"""
+SELECT {task_id} FROM written"""
     return sql, arrays.names
+
+
+_STORED_SEQS = (
+    f"SELECT {tasks.c.id.name}, {tasks.c.seq.name} FROM {tasks.name}"
+    f" WHERE {tasks.c.id.name} = ANY($1::text[])"
+)
 
 
 def one_write_per_task(batch: Sequence[Write]) -> bool:
@@ -138,22 +140,25 @@ async def write_postgres_batch(
         "trims.seq": [trim["up_to"] for trim in rows.trims],
         **{f"claims.{c.key}": [claim[c.key] for claim in rows.claims] for c in task_runners.c},
         "finished": [row["finished"] for row in rows.finished],
-        "saved": [save.task_id for save in saves],
     }
     parts = frozenset(name.partition(".")[0] for name, values in columns.items() if values)
     statement, parameters = _batch_statement(parts)
+    arrays = [columns[name] for name in parameters]
     async with engine.connect() as connection:
         # asyncpg without SQLAlchemy's statement layer, and outside any transaction of it:
         # the one statement commits on its own.
         driver: Any = (await connection.get_raw_connection()).driver_connection
         try:
-            result = await driver.fetch(statement, *(columns[name] for name in parameters))
+            written = {row[0] for row in await driver.fetch(statement, *arrays)}
         except BaseException:
             if driver.is_closed():  # the pool must not hand out a dead connection
                 await connection.invalidate()
             raise
-    written = {task_id for task_id, seq in result if seq is None}
-    stored = {task_id: seq for task_id, seq in result if seq is not None}
+        behind = [save.task_id for save in saves if save.task_id not in written]
+        try:  # for the errors' messages only: where those rows are now
+            stored = dict(await driver.fetch(_STORED_SEQS, behind)) if behind else {}
+        except Exception:  # the batch is committed: its outcomes stand all the same
+            stored = {}
     return [
         stale(write, stored.get(write.task_id))
         if isinstance(write, TaskSave) and write.task_id not in written
