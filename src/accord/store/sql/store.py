@@ -63,9 +63,11 @@ class SqlTaskStore(TaskStore):
 
     Each save is atomic: the task row moves from version `seq - 1` to `seq` (a
     conditional UPDATE, or an INSERT for `seq` 1) and the event joins the log; a row that
-    moved on meanwhile makes the save fail with StaleTaskError and change nothing. Saves are
-    group-committed: one writer commits the saves queued while its previous transaction ran
-    in one transaction, each save with its own versioned UPDATE/INSERT and its own outcome.
+    moved on meanwhile makes the save fail with StaleTaskError and change nothing. Saves and
+    runner claims are group-committed: one writer commits what was queued while its previous
+    transaction ran in one transaction, each save with its own outcome. SQLite writes a batch
+    on a connection and thread of its own (`SqliteBatchWriter`), PostgreSQL in one statement
+    (`write_postgres_batch`); a batch with several writes of a task goes one row at a time.
     The schema is created or upgraded by `open()`, which every operation awaits first.
     `close()` waits for queued saves, then disposes of the engine.
     """
