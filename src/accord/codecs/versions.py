@@ -37,11 +37,17 @@ naming it only picks 0.1's shapes for the methods 0.1 shares with 0.3 (docs/vers
 """
 
 
+_BY_NAME = {version.value: version for version in ProtocolVersion}
+
+
 def parse_version(value: str) -> ProtocolVersion:
     """The version `value` names; the patch number is ignored and an empty value means 0.3.
 
     Raises VersionNotSupported for anything else.
     """
+    exact = _BY_NAME.get(value)  # what nearly every request sends: "1.0", "0.3"
+    if exact is not None:
+        return exact
     text = value.strip()
     if not text:
         return ProtocolVersion.V0_3

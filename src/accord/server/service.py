@@ -56,6 +56,7 @@ class A2AService:
         self.runtime = runtime
         self.interfaces = interfaces if interfaces is not None else ServedInterfaces()
         self._template = agent.card("")
+        self._plain = negotiate(agent.extensions, ())
 
     async def send_message(
         self,
@@ -186,7 +187,9 @@ class A2AService:
     def activate_extensions(self, headers: Mapping[str, str]) -> Activation:
         """The agent's extensions a request activates by its headers (A2A-Extensions or
         X-A2A-Extensions); ExtensionSupportRequired when it leaves out a required one."""
-        activation = negotiate(self.agent.extensions, requested_extensions(headers))
+        requested = requested_extensions(headers)
+        # Most requests ask for no extension: their activation is always the same.
+        activation = negotiate(self.agent.extensions, requested) if requested else self._plain
         if activation.missing_required:
             raise ExtensionSupportRequired(
                 "this agent requires the extension(s) "
