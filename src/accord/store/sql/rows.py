@@ -30,8 +30,11 @@ TASK_CHANGES = tuple(
 """The columns of a task's row that each save sets, in `task_values`' order."""
 
 
-def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
-    """The columns of a task's row that change with each save, as of event `seq`."""
+def task_values(
+    task: Task, seq: int, now: datetime, task_json: bytes | None = None
+) -> dict[str, Any]:
+    """The columns of a task's row that change with each save, as of event `seq`
+    (`task_json`: the task's JSON, when the caller has it already)."""
     state = task.status.state
     changes = (
         task.context_id,
@@ -39,7 +42,7 @@ def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
         status_time(task),
         seq,
         now if state.is_terminal else None,
-        task.to_json().decode(),
+        (task_json or task.to_json()).decode(),
     )
     return dict(zip(TASK_CHANGES, changes, strict=True))
 

@@ -141,7 +141,9 @@ class SqlTaskStore(TaskStore):
     async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
         await self.open()
         now = datetime.now(UTC)
-        values = task_values(task, seq, now)
+        # A record of the task itself (a new task's first) carries the row's JSON already.
+        known = record.payload if record is not None and record.event is task else None
+        values = task_values(task, seq, now, known)
         if seq == 1:
             values.update(id=task.id, created_at=now)
         else:
