@@ -13,6 +13,7 @@ from starlette.types import Receive, Scope, Send
 from accord.errors import InvalidRequest
 
 JSON = "application/json"
+_JSON_BYTES = JSON.encode()
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 
 
@@ -108,7 +109,7 @@ class JsonResponse(Response):
         self.background = None
         self.body = body
         self.raw_headers = [
-            (b"content-type", b"application/json"),
+            (b"content-type", _JSON_BYTES),
             (b"content-length", str(len(body)).encode()),
             *(
                 (name.lower().encode("latin-1"), value.encode("latin-1"))

@@ -15,14 +15,24 @@ from accord.types import Task
 # the garbage collector stops tracking such tuples, where a task's models would add dozens of
 # objects to every full collection for as long as the store keeps the task. Finished tasks
 # never change, so their JSON is all there is to keep.
+_Listing = tuple[str, str, datetime]
+"""What listing filters and sorts a task by: its context, state and status time."""
 _Finished = tuple[int, bytes, str, str, datetime]
-"""A finished task: its seq, its JSON, and its context, state and status time for listing."""
+"""A finished task: its seq, its JSON, then its _Listing."""
 _Logged = tuple[datetime, int, bool, bytes]
 """A logged event: when it was logged, its seq, whether it was final, and its payload."""
 
 
+def _listing(task: Task) -> _Listing:
+    return task.context_id, task.status.state.value, status_time(task)
+
+
 def _finished(task: Task, seq: int) -> _Finished:
-    return seq, task.to_json(), task.context_id, task.status.state.value, status_time(task)
+    return seq, task.to_json(), *_listing(task)
+
+
+def _seq(entry: StoredTask | _Finished) -> int:
+    return entry.seq if isinstance(entry, StoredTask) else entry[0]
 
 
 def _stored(entry: StoredTask | _Finished) -> StoredTask:
@@ -50,7 +60,7 @@ class InMemoryTaskStore(TaskStore):
 
     async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
         entry = self._tasks.get(task.id)
-        current = 0 if entry is None else entry.seq if isinstance(entry, StoredTask) else entry[0]
+        current = _seq(entry) if entry is not None else 0
         if current != seq - 1:
             raise StaleTaskError(f"task {task.id} is at event {current}, not {seq - 1}")
         now = datetime.now(UTC)
@@ -74,14 +84,17 @@ class InMemoryTaskStore(TaskStore):
         ]
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
-        listed = (_listed(task_id, entry) for task_id, entry in self._tasks.items())
-        matching = [
-            (Cursor(updated, task_id), entry)
-            for task_id, entry, context_id, state, updated in listed
-            if (query.context_id is None or context_id == query.context_id)
-            and (query.state is None or state == query.state.value)
-            and (query.updated_after is None or updated >= query.updated_after)
-        ]
+        matching: list[tuple[Cursor, StoredTask | _Finished]] = []
+        for task_id, entry in self._tasks.items():
+            context_id, state, updated = (
+                _listing(entry.task) if isinstance(entry, StoredTask) else entry[2:]
+            )
+            if (
+                (query.context_id is None or context_id == query.context_id)
+                and (query.state is None or state == query.state.value)
+                and (query.updated_after is None or updated >= query.updated_after)
+            ):
+                matching.append((Cursor(updated, task_id), entry))
         matching.sort(key=lambda item: item[0], reverse=True)
         start = 0
         if query.page_token:
@@ -157,14 +170,3 @@ class InMemoryTaskStore(TaskStore):
 
     def __len__(self) -> int:
         return len(self._tasks)
-
-
-def _listed(
-    task_id: str, entry: StoredTask | _Finished
-) -> tuple[str, StoredTask | _Finished, str, str, datetime]:
-    """What listing filters and sorts a stored task by: context, state and status time."""
-    if isinstance(entry, StoredTask):
-        task = entry.task
-        return task_id, entry, task.context_id, task.status.state.value, status_time(task)
-    _, _, context_id, state, updated = entry
-    return task_id, entry, context_id, state, updated

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from accord.client.interfaces import interface_key
+from accord.client.interfaces import JSONRPC, interface_key
 from accord.client.transports.base import IdentifiedEvents, Transport
 from accord.client.transports.jsonrpc import JsonRpcTransport
 from accord.client.transports.jsonrpc_v0_1 import JsonRpcV01Transport
@@ -19,7 +19,6 @@ from accord.codecs.base import ClientCodec
 from accord.codecs.rest_v1_0 import REST_V1_0
 from accord.types import AgentInterface, TransportProtocol
 
-JSONRPC = TransportProtocol.JSONRPC.value
 HTTP_JSON = TransportProtocol.HTTP_JSON.value
 GRPC = TransportProtocol.GRPC.value
 
