@@ -1,14 +1,32 @@
 """accord: the Agent2Agent (A2A) protocol for Python — agents, clients, server and tools."""
 
-from accord.agents import Agent, AgentExecutor, RequestContext, TaskUpdater, agent
-from accord.errors import A2AClientError, A2AError
-from accord.server import create_app
+from __future__ import annotations
 
-# isort: split
-# The client reads the codecs, which read the server's modules: the server is imported first.
-from accord.client import Client, SyncClient
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from accord.agents import Agent, AgentExecutor, RequestContext, TaskUpdater, agent
+    from accord.client import Client, SyncClient
+    from accord.errors import A2AClientError, A2AError
+    from accord.server import create_app
 
 __version__ = "0.1.0"
+
+# Each name is imported from its module on first use, so that a script that only calls
+# agents (`import accord.client`) never loads the server, the runtime or the store.
+_WHERE = {
+    "A2AClientError": "accord.errors",
+    "A2AError": "accord.errors",
+    "Agent": "accord.agents",
+    "AgentExecutor": "accord.agents",
+    "Client": "accord.client",
+    "RequestContext": "accord.agents",
+    "SyncClient": "accord.client",
+    "TaskUpdater": "accord.agents",
+    "agent": "accord.agents",
+    "create_app": "accord.server",
+}
 
 __all__ = [
     "A2AClientError",
@@ -23,3 +41,16 @@ __all__ = [
     "agent",
     "create_app",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'accord' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -109,6 +109,30 @@ class VersionNotSupported(A2AError):
     default_message = "This A2A protocol version is not supported"
 
 
+class Unauthenticated(A2AError):
+    """The request carries no credentials, or ones that do not authenticate anyone (HTTP 401).
+
+    `challenges` are the `WWW-Authenticate` values naming what the agent accepts
+    (`Bearer realm="agent"`, `Basic`, `ApiKey header="X-API-Key"`).
+    """
+
+    code = -32040
+    default_message = "Authentication is required"
+
+    def __init__(
+        self, message: str | None = None, *, challenges: list[str] | None = None, data: Any = None
+    ) -> None:
+        super().__init__(message, data=data)
+        self.challenges = challenges or []
+
+
+class PermissionDenied(A2AError):
+    """The caller is authenticated but may not do this (HTTP 403)."""
+
+    code = -32041
+    default_message = "Permission denied"
+
+
 _BY_CODE: dict[int, type[A2AError]] = {
     cls.code: cls
     for cls in (
@@ -126,6 +150,8 @@ _BY_CODE: dict[int, type[A2AError]] = {
         AuthenticatedExtendedCardNotConfigured,
         ExtensionSupportRequired,
         VersionNotSupported,
+        Unauthenticated,
+        PermissionDenied,
     )
 }
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from accord.core import ANONYMOUS, Principal
+from accord.core.call_context import CallContext
 from accord.types import Message, MessageSendConfiguration, Metadata, Task
 
 
@@ -12,7 +14,8 @@ class RequestContext:
     """The incoming message and the task it belongs to.
 
     `task_id` and `context_id` are always set: taken from the message, or generated for a new
-    task. `task` is the existing task when the message continues one, else None.
+    task. `task` is the existing task when the message continues one, else None. `call` is
+    the request that brought the message (None for a task run again after a crash).
     """
 
     message: Message
@@ -21,6 +24,7 @@ class RequestContext:
     task: Task | None = None
     configuration: MessageSendConfiguration | None = None
     metadata: Metadata = field(default_factory=dict)
+    call: CallContext | None = None
 
     @property
     def text(self) -> str:
@@ -31,3 +35,13 @@ class RequestContext:
     def is_new_task(self) -> bool:
         """True when the message starts a task rather than continuing one."""
         return self.task is None
+
+    @property
+    def principal(self) -> Principal:
+        """Who sent the message, as the server authenticated them."""
+        return self.call.principal if self.call is not None else ANONYMOUS
+
+    @property
+    def base_url(self) -> str | None:
+        """The URL the request came in at (where the agent's own routes are), if known."""
+        return self.call.base_url if self.call is not None else None

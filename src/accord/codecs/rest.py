@@ -12,7 +12,14 @@ from pydantic_core import to_json
 from accord.codecs.base import Method
 from accord.codecs.v1_0 import A2A_JSON, error_data, error_details
 from accord.codecs.versions import ProtocolVersion
-from accord.errors import A2AError, InternalError, InvalidParams, MethodNotFound
+from accord.errors import (
+    A2AError,
+    InternalError,
+    InvalidParams,
+    MethodNotFound,
+    PermissionDenied,
+    Unauthenticated,
+)
 from accord.types import JSONRPCError
 
 JSON_MEDIA_TYPES = ("application/json", A2A_JSON)
@@ -73,6 +80,8 @@ _STATUS: dict[int, tuple[int, str]] = {
     -32007: (400, "FAILED_PRECONDITION"),  # ExtendedAgentCardNotConfigured
     -32008: (400, "FAILED_PRECONDITION"),  # ExtensionSupportRequired
     -32009: (400, "FAILED_PRECONDITION"),  # VersionNotSupported
+    -32040: (401, "UNAUTHENTICATED"),  # Unauthenticated (accord's)
+    -32041: (403, "PERMISSION_DENIED"),  # PermissionDenied (accord's)
 }
 
 
@@ -132,8 +141,10 @@ def rest_request(route: RestRoute, fields: dict[str, Any] | None) -> RestRequest
     return RestRequest(verb, path, query, None)
 
 
-_BY_STATUS = {
+_BY_STATUS: dict[str, type[A2AError]] = {
     "INVALID_ARGUMENT": InvalidParams,
+    "UNAUTHENTICATED": Unauthenticated,
+    "PERMISSION_DENIED": PermissionDenied,
     "NOT_FOUND": MethodNotFound,
     "UNIMPLEMENTED": MethodNotFound,
     "INTERNAL": InternalError,

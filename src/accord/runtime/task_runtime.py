@@ -12,6 +12,7 @@ from pydantic_core import PydanticSerializationError
 
 from accord.agents.context import RequestContext
 from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
+from accord.core.call_context import CallContext
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.query import RUNNING_STATES
 from accord.core.records import EventRecord
@@ -161,6 +162,7 @@ class TaskRuntime:
         self,
         params: MessageSendParams,
         *,
+        call: CallContext | None = None,
         create_if_missing: bool = False,
         push_format: str = TASK_SNAPSHOTS,
     ) -> Execution:
@@ -169,6 +171,7 @@ class TaskRuntime:
         A message naming a task continues it. With `create_if_missing`, one naming a task that
         does not exist starts it under that id (A2A 0.1 clients choose their task ids). A push
         config in the message's configuration is sent in the payload format `push_format`.
+        `call` is the request the message came with, as the executor's context shows it.
         """
         message = params.message
         found = await self._resumable(message, create_if_missing) if message.task_id else None
@@ -186,6 +189,7 @@ class TaskRuntime:
             task=task,
             configuration=params.configuration,
             metadata=params.metadata or {},
+            call=call,
         )
         if task_id in self._runs:  # another message for this task got in while we awaited
             raise UnsupportedOperation(f"task {task_id} is already handling another message")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -18,7 +18,7 @@ from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCar
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
-from accord.server.pipeline import RequestPipeline
+from accord.server.pipeline import Authenticator, Hook, RequestPipeline
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
 from accord.server.service import A2AService
@@ -38,6 +38,8 @@ def create_app(
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL,
     grpc_port: int | None = None,
     grpc_host: str = "127.0.0.1",
+    authenticator: Authenticator | None = None,
+    hooks: Sequence[Hook] = (),
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -51,6 +53,8 @@ def create_app(
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
     port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them.
+    Every request of every binding goes through one `RequestPipeline` (`app.state.pipeline`):
+    `authenticator` says who sent it (or refuses it), `hooks` run around every operation.
     """
     sends_push = bool(agent.card("").capabilities.push_notifications)
     runtime = TaskRuntime(
@@ -68,7 +72,7 @@ def create_app(
     for rest_codec in REST_CODECS:
         interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
-    pipeline = RequestPipeline(service, agent.extensions)
+    pipeline = RequestPipeline(service, agent.extensions, authenticator=authenticator, hooks=hooks)
     card = AgentCardEndpoint(agent, interfaces)
     rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)
 

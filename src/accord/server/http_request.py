@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from accord.errors import InvalidRequest
+from accord.errors import A2AError, InvalidRequest, Unauthenticated
 
 JSON = "application/json"
 _JSON_BYTES = JSON.encode()
@@ -63,6 +63,13 @@ def last_event_id(request: Request) -> int | None:
             f"Last-Event-ID must be an event number this server sent, got {value!r}"
         )
     return int(value)
+
+
+def challenge_headers(error: A2AError) -> dict[str, str]:
+    """The `WWW-Authenticate` header of a refusal for want of credentials (none otherwise)."""
+    if isinstance(error, Unauthenticated) and error.challenges:
+        return {"WWW-Authenticate": ", ".join(error.challenges)}
+    return {}
 
 
 def peer_address(scope: Scope) -> str | None:

@@ -21,12 +21,21 @@ from accord.codecs import (
     version_hint,
 )
 from accord.core import Inbound
-from accord.errors import A2AError, InternalError, InvalidRequest, MethodNotFound, ParseError
+from accord.errors import (
+    A2AError,
+    InternalError,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    PermissionDenied,
+    Unauthenticated,
+)
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     BodyTooLarge,
     JsonResponse,
     WrongContentType,
+    challenge_headers,
     check_content_type,
     last_event_id,
     peer_address,
@@ -38,7 +47,13 @@ from accord.types import JsonRpcId
 
 log = logging.getLogger("accord.server")
 
-_HTTP_STATUS: dict[type[A2AError], int] = {BodyTooLarge: 413, WrongContentType: 415}
+# JSON-RPC answers 200 whatever the error, except where HTTP has the status that says it.
+_HTTP_STATUS: dict[type[A2AError], int] = {
+    BodyTooLarge: 413,
+    WrongContentType: 415,
+    Unauthenticated: 401,
+    PermissionDenied: 403,
+}
 _NO_QUERY: Mapping[str, str] = {}
 
 
@@ -80,8 +95,7 @@ class JsonRpcBinding:
                 last_event_id=last_event_id(request) if target.method.streaming else None,
             )
         except A2AError as exc:
-            status = _HTTP_STATUS.get(type(exc), 200)
-            return _error_response(codec, request_id, exc, {VERSION_HEADER: codec.version}, status)
+            return _error_response(codec, request_id, exc, {VERSION_HEADER: codec.version})
         except ClientDisconnect:
             return Response(status_code=400)
         except Exception:
@@ -170,11 +184,8 @@ def _error_json(codec: JsonRpcCodec, id_json: bytes, error: A2AError) -> bytes:
 
 
 def _error_response(
-    codec: JsonRpcCodec,
-    request_id: JsonRpcId,
-    error: A2AError,
-    headers: Mapping[str, str],
-    status_code: int = 200,
+    codec: JsonRpcCodec, request_id: JsonRpcId, error: A2AError, headers: Mapping[str, str]
 ) -> Response:
     body = _error_json(codec, _id_json(request_id), error)
-    return JsonResponse(body, status_code, headers)
+    status = _HTTP_STATUS.get(type(error), 200)
+    return JsonResponse(body, status, {**headers, **challenge_headers(error)})

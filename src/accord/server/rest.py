@@ -38,6 +38,7 @@ from accord.server.http_request import (
     JSON,
     BodyTooLarge,
     WrongContentType,
+    challenge_headers,
     check_content_type,
     last_event_id,
     peer_address,
@@ -253,7 +254,11 @@ def _error_response(
 ) -> Response:
     """`error` as an HTTP status with a `google.rpc.Status` body."""
     http, status = _status(error)
-    all_headers = {**(headers or {}), **({VERSION_HEADER: version} if version else {})}
+    all_headers = {
+        **(headers or {}),
+        **({VERSION_HEADER: version} if version else {}),
+        **challenge_headers(error),
+    }
     return Response(status_body(error, http, status), http, all_headers, media_type)
 
 

@@ -187,7 +187,7 @@ class A2AService:
         if push:
             self._require_push()
         execution = await self.runtime.start(
-            params, create_if_missing=create_if_missing, push_format=push_format
+            params, call=call, create_if_missing=create_if_missing, push_format=push_format
         )
         if push:
             # Saved before the agent runs (start only schedules it), so its updates find the

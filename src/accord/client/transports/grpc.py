@@ -15,7 +15,14 @@ from accord.client.transports.base import IdentifiedEvents, Transport, decoded
 from accord.codecs import ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
 from accord.codecs.rest import error_from_status
-from accord.errors import A2AClientError, A2AError, InvalidParams, TaskNotFound
+from accord.errors import (
+    A2AClientError,
+    A2AError,
+    InvalidParams,
+    PermissionDenied,
+    TaskNotFound,
+    Unauthenticated,
+)
 from accord.grpc.services import grpc_service
 from accord.types import AgentInterface, StreamEvent
 
@@ -26,6 +33,8 @@ STATUS_DETAILS = "grpc-status-details-bin"
 _BY_CODE: dict[grpc.StatusCode, type[A2AError]] = {
     grpc.StatusCode.NOT_FOUND: TaskNotFound,  # the only A2A error with it (spec 1.0, 5.4)
     grpc.StatusCode.INVALID_ARGUMENT: InvalidParams,
+    grpc.StatusCode.UNAUTHENTICATED: Unauthenticated,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
 }
 """The A2A error a status without an ErrorInfo stands for, where its code says which (0.3
 servers need not send details: spec 0.3, 3.2.2, asks for status codes only)."""

@@ -1,0 +1,166 @@
+"""The package's imports run one way: no cycles, each layer only below itself, a lean client."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+# What each part of accord may import besides itself (type-only imports count too); the
+# layers, bottom up: types/errors, core, codecs and store, runtime, server, client and tools.
+BASE = {"types", "errors"}
+CORE = BASE | {"core", "extensions"}
+ALLOWED: dict[str, set[str]] = {
+    "types": {"errors"},
+    "errors": {"types"},
+    "core": CORE,
+    "extensions": CORE,
+    "agents": CORE,
+    "codecs": CORE,
+    "store": CORE,
+    "runtime": CORE | {"agents", "store"},
+    "server": CORE | {"agents", "codecs", "store", "runtime", "grpc"},
+    "grpc": CORE | {"codecs", "server"},
+    "client": CORE | {"codecs", "grpc"},
+}
+"""Parts not listed here (the CLI, the samples, `accord` itself) sit on top and may import
+anything; the client's `grpc` is the service tables (accord.grpc.services), never the server."""
+
+HEAVY_FOR_A_CLIENT = ("starlette", "uvicorn", "sqlalchemy", "aiosqlite", "asyncpg", "redis")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {
+    module_name(path): path
+    for path in SRC.rglob("*.py")
+    if "generated" not in path.parts  # protoc's output
+}
+
+
+def imported(path: Path, *, type_only: bool) -> Iterator[str]:
+    """The accord modules `path` imports at module level (and, with `type_only`, in its
+    `if TYPE_CHECKING:` blocks); imports inside functions are deliberate late loads."""
+
+    def walk(body: list[ast.stmt]) -> Iterator[str]:
+        for node in body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                if type_only:
+                    yield from walk(node.body)
+                yield from walk(node.orelse)
+            elif isinstance(node, ast.Import):
+                yield from (alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                yield node.module
+                yield from (f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.If | ast.Try):
+                yield from walk(node.body)
+                for handler in getattr(node, "handlers", ()):
+                    yield from walk(handler.body)
+                yield from walk(node.orelse)
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    yield from (name for name in walk(tree.body) if name in MODULES)
+
+
+def graph(*, type_only: bool) -> dict[str, set[str]]:
+    return {
+        name: set(imported(path, type_only=type_only)) - {name} for name, path in MODULES.items()
+    }
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in edges[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in edges:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def part(module: str) -> str:
+    """The part of accord a module belongs to (`accord.codecs.v1_0` -> `codecs`)."""
+    pieces = module.split(".")
+    return pieces[1] if len(pieces) > 1 else "accord"
+
+
+def test_the_modules_were_found() -> None:
+    assert {"accord.server.pipeline", "accord.core.call_context", "accord.client"} <= set(MODULES)
+
+
+def test_no_import_cycle_at_run_time() -> None:
+    assert cycles(graph(type_only=False)) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_each_part_imports_only_the_layers_below_it() -> None:
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in graph(type_only=True).items()
+        for target in targets
+        if part(module) in ALLOWED
+        and part(target) != part(module)
+        and part(target) not in ALLOWED[part(module)]
+    ]
+    assert wrong == []
+
+
+def test_the_client_uses_only_the_grpc_service_tables() -> None:
+    grpc_imports = {
+        target
+        for module, targets in graph(type_only=True).items()
+        if part(module) == "client"
+        for target in targets
+        if part(target) == "grpc"
+    }
+    assert grpc_imports <= {"accord.grpc", "accord.grpc.services"}
+
+
+@pytest.mark.parametrize("statement", ["import accord.client", "from accord import Client"])
+def test_a_client_script_loads_no_server(statement: str) -> None:
+    check = (
+        f"import sys\n{statement}\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in HEAVY"
+        " or m.startswith(('accord.server', 'accord.store', 'accord.runtime')))\n"
+        "print(','.join(loaded))\n"
+    )
+    script = f"HEAVY = {HEAVY_FOR_A_CLIENT!r}\n{check}"
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == ""
