@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft7Validator
 
 from accord import Agent
-from accord.codecs import v0_3, v1_0
+from accord.codecs import card_v1_0, v0_3
 from accord.codecs.card import overlay, union_card
 from accord.samples import echo
 from accord.server.interfaces import ServedInterfaces
@@ -232,7 +232,7 @@ async def test_without_its_1_0_members_the_served_card_is_a_0_3_card(
 def test_each_half_of_the_union_card_is_that_versions_card() -> None:
     card = ServedInterfaces().card(rich_agent().card(""), "https://agents.example.com/")
     union = union_card(card)
-    assert without(union, ONLY_V0_3) == v1_0.agent_card(card)
+    assert without(union, ONLY_V0_3) == card_v1_0.agent_card(card)
     assert without(union, ONLY_V1_0) == v0_3.agent_card(card)
     # Whole, it is neither: the checks above would see a member of the other version.
     assert schema_errors_v1("AgentCard", union)
@@ -264,7 +264,7 @@ async def test_the_card_says_the_same_in_both_versions(http: httpx.AsyncClient) 
 
 
 def test_of_several_oauth_flows_1_0_keeps_the_first_in_the_protos_order() -> None:
-    scheme = v1_0.security_scheme(OAUTH.to_wire())
+    scheme = card_v1_0.security_scheme(OAUTH.to_wire())
     assert list(scheme["oauth2SecurityScheme"]["flows"]) == ["authorizationCode"]
     assert set(OAUTH.to_wire()["flows"]) == {"authorizationCode", "clientCredentials"}
 
@@ -378,7 +378,7 @@ def test_a_card_listing_no_1_0_interfaces_is_a_0_3_card_in_1_0() -> None:
             ]
         }
     )
-    assert v1_0.agent_card(card)["supportedInterfaces"] == [
+    assert card_v1_0.agent_card(card)["supportedInterfaces"] == [
         {
             "url": "https://a.example.com/rpc",
             "protocolBinding": "JSONRPC",
@@ -476,6 +476,6 @@ def test_each_version_can_say_anything_the_canonical_card_holds(
         )
     )
     card = ServedInterfaces().card(signed, "https://a.example.com/")
-    assert_valid_v1("AgentCard", v1_0.agent_card(card))
+    assert_valid_v1("AgentCard", card_v1_0.agent_card(card))
     assert_valid_v0_3(v0_3.agent_card(card), schema_errors)
-    assert v1_0.agent_card(card)["signatures"] == v0_3.agent_card(card)["signatures"]
+    assert card_v1_0.agent_card(card)["signatures"] == v0_3.agent_card(card)["signatures"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from accord.codecs import v1_0
+from accord.codecs import error_details, protojson, v1_0
 from accord.errors import (
     A2AError,
     AuthenticatedExtendedCardNotConfigured,
@@ -117,47 +117,47 @@ def invalid(field: str) -> Iterator[pytest.ExceptionInfo[InvalidParams]]:
 
 
 def test_message_becomes_protojson() -> None:
-    assert v1_0.MESSAGE.to_v1(MESSAGE.to_wire()) == MESSAGE_V1
+    assert protojson.MESSAGE.to_v1(MESSAGE.to_wire()) == MESSAGE_V1
     assert_valid_v1("Message", MESSAGE_V1)
 
 
 def test_protojson_message_becomes_the_same_canonical_message() -> None:
-    assert Message.model_validate(v1_0.MESSAGE.from_v1(MESSAGE_V1, "message")) == MESSAGE
+    assert Message.model_validate(protojson.MESSAGE.from_v1(MESSAGE_V1, "message")) == MESSAGE
 
 
 def test_task_and_its_nested_objects_round_trip() -> None:
-    wire = v1_0.TASK.to_v1(TASK.to_wire())
+    wire = protojson.TASK.to_v1(TASK.to_wire())
     assert "kind" not in wire
     assert wire["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     assert wire["status"]["message"]["role"] == "ROLE_AGENT"
     assert wire["history"][0]["role"] == "ROLE_USER"
     assert wire["artifacts"][0]["parts"] == [{"text": "result"}]
     assert_valid_v1("Task", wire)
-    assert Task.model_validate(v1_0.TASK.from_v1(wire, "task")) == TASK
+    assert Task.model_validate(protojson.TASK.from_v1(wire, "task")) == TASK
 
 
 @pytest.mark.parametrize("state", list(TaskState))
 def test_every_task_state_has_its_proto_name(state: TaskState) -> None:
     task = Task(id="t", context_id="c", status=TaskStatus(state=state))
-    wire = v1_0.TASK.to_v1(task.to_wire())
+    wire = protojson.TASK.to_v1(task.to_wire())
     expected = (
         "UNSPECIFIED" if state is TaskState.UNKNOWN else state.value.upper().replace("-", "_")
     )
     assert wire["status"]["state"] == f"TASK_STATE_{expected}"
     assert_valid_v1("Task", wire)
-    assert Task.model_validate(v1_0.TASK.from_v1(wire, "")).status.state is state
+    assert Task.model_validate(protojson.TASK.from_v1(wire, "")).status.state is state
 
 
 def test_enum_numbers_are_accepted_on_input() -> None:
     wire = {**MESSAGE_V1, "role": 1}
-    assert v1_0.MESSAGE.from_v1(wire, "message")["role"] == "user"
-    assert v1_0.TASK_STATE.from_v1(6, "status") == "input-required"
+    assert protojson.MESSAGE.from_v1(wire, "message")["role"] == "user"
+    assert protojson.TASK_STATE.from_v1(6, "status") == "input-required"
 
 
 @pytest.mark.parametrize("role", ["user", "ROLE_UNSPECIFIED", 0, 3, True, ["ROLE_USER"]])
 def test_a_role_that_is_not_a_1_0_role_is_invalid_params(role: Any) -> None:
     with invalid("message.role"):
-        v1_0.MESSAGE.from_v1({**MESSAGE_V1, "role": role}, "message")
+        protojson.MESSAGE.from_v1({**MESSAGE_V1, "role": role}, "message")
 
 
 def test_proto_field_names_are_accepted_too() -> None:
@@ -168,7 +168,7 @@ def test_proto_field_names_are_accepted_too() -> None:
         "parts": [{"url": "u", "media_type": "image/png"}],
         "metadata": {"keep_me": "as is"},
     }
-    message = Message.model_validate(v1_0.MESSAGE.from_v1(wire, "message"))
+    message = Message.model_validate(protojson.MESSAGE.from_v1(wire, "message"))
     assert message.message_id == "m"
     assert message.reference_task_ids == ["x"]
     part = message.parts[0]
@@ -178,19 +178,19 @@ def test_proto_field_names_are_accepted_too() -> None:
 
 def test_null_members_mean_unset() -> None:
     wire = {**MESSAGE_V1, "contextId": None, "parts": [{"text": "hi", "raw": None}]}
-    message = Message.model_validate(v1_0.MESSAGE.from_v1(wire, "message"))
+    message = Message.model_validate(protojson.MESSAGE.from_v1(wire, "message"))
     assert message.context_id is None
     assert message.parts == [TextPart(text="hi")]
 
 
 def test_unknown_members_are_ignored() -> None:
     wire = {**MESSAGE_V1, "futureField": 1, "parts": [{"text": "hi", "fancy": True}]}
-    message = Message.model_validate(v1_0.MESSAGE.from_v1(wire, "message"))
+    message = Message.model_validate(protojson.MESSAGE.from_v1(wire, "message"))
     assert message.parts == [TextPart(text="hi")]
 
 
 def test_media_type_of_a_text_part_is_dropped() -> None:
-    part = v1_0.PART.from_v1({"text": "hi", "mediaType": "text/markdown"}, "p")
+    part = protojson.PART.from_v1({"text": "hi", "mediaType": "text/markdown"}, "p")
     assert part == {"kind": "text", "text": "hi"}
 
 
@@ -212,22 +212,22 @@ def test_media_type_of_a_text_part_is_dropped() -> None:
 )
 def test_bad_parts_are_invalid_params_naming_the_field(part: Any, field: str, says: str) -> None:
     with invalid(field) as caught:
-        v1_0.MESSAGE.from_v1({**MESSAGE_V1, "parts": [part]}, "m")
+        protojson.MESSAGE.from_v1({**MESSAGE_V1, "parts": [part]}, "m")
     assert says in caught.value.message
 
 
 def test_parts_that_are_not_a_list_are_invalid_params() -> None:
     with invalid("message.parts"):
-        v1_0.MESSAGE.from_v1({**MESSAGE_V1, "parts": {"text": "hi"}}, "message")
+        protojson.MESSAGE.from_v1({**MESSAGE_V1, "parts": {"text": "hi"}}, "message")
 
 
 def test_status_update_drops_final_and_derives_it_back() -> None:
-    wire = v1_0.STATUS_UPDATE.to_v1(STATUS_UPDATE.to_wire())
+    wire = protojson.STATUS_UPDATE.to_v1(STATUS_UPDATE.to_wire())
     assert "final" not in wire and "kind" not in wire
     assert_valid_v1("TaskStatusUpdateEvent", wire)
-    assert TaskStatusUpdateEvent.model_validate(v1_0.STATUS_UPDATE.from_v1(wire, "")).final
+    assert TaskStatusUpdateEvent.model_validate(protojson.STATUS_UPDATE.from_v1(wire, "")).final
     working = {**wire, "status": {"state": "TASK_STATE_WORKING"}}
-    assert v1_0.STATUS_UPDATE.from_v1(working, "")["final"] is False
+    assert protojson.STATUS_UPDATE.from_v1(working, "")["final"] is False
 
 
 @pytest.mark.parametrize(
@@ -242,17 +242,17 @@ def test_status_update_drops_final_and_derives_it_back() -> None:
 def test_stream_response_wraps_each_event_in_its_member(
     event: Any, member: str, definition: str
 ) -> None:
-    wire = v1_0.STREAM_RESPONSE.to_v1(event.to_wire())
+    wire = protojson.STREAM_RESPONSE.to_v1(event.to_wire())
     assert list(wire) == [member]
     assert_valid_v1("StreamResponse", wire)
     assert_valid_v1(definition, wire[member])
-    assert type(event).model_validate(v1_0.STREAM_RESPONSE.from_v1(wire, "")) == event
+    assert type(event).model_validate(protojson.STREAM_RESPONSE.from_v1(wire, "")) == event
 
 
 @pytest.mark.parametrize("wrapper", [{}, {"task": {}, "message": {}}, {"kind": "task"}])
 def test_stream_response_must_hold_exactly_one_member(wrapper: Json) -> None:
     with invalid("result"):
-        v1_0.STREAM_RESPONSE.from_v1(wrapper, "")
+        protojson.STREAM_RESPONSE.from_v1(wrapper, "")
 
 
 def test_send_message_response_wraps_a_task_or_a_message() -> None:
@@ -534,13 +534,13 @@ def test_a2a_errors_carry_error_info(error: A2AError, reason: str) -> None:
 
 def test_string_data_of_an_a2a_error_becomes_error_info_metadata() -> None:
     error = TaskNotFound("no task 'x'", data={"taskId": "x"})
-    (info,) = v1_0.error_object(error)["data"]
+    (info,) = error_details.error_object(error)["data"]
     assert info["metadata"] == {"taskId": "x"}
 
 
 def test_other_data_travels_as_a_protobuf_value() -> None:
     error = UnsupportedOperation("no", data={"limits": [1, 2]})
-    info, value = v1_0.error_object(error)["data"]
+    info, value = error_details.error_object(error)["data"]
     assert info["reason"] == "UNSUPPORTED_OPERATION"
     assert value == {
         "@type": "type.googleapis.com/google.protobuf.Value",
@@ -550,7 +550,7 @@ def test_other_data_travels_as_a_protobuf_value() -> None:
 
 def test_invalid_params_lists_every_field_in_a_bad_request() -> None:
     error = InvalidParams("bad", data=[{"field": "a.b", "message": "wrong"}])
-    assert v1_0.error_object(error)["data"] == [
+    assert error_details.error_object(error)["data"] == [
         {
             "@type": "type.googleapis.com/google.rpc.BadRequest",
             "fieldViolations": [{"field": "a.b", "description": "wrong"}],
@@ -560,4 +560,4 @@ def test_invalid_params_lists_every_field_in_a_bad_request() -> None:
 
 @pytest.mark.parametrize("error", [InternalError(), MethodNotFound("nope"), InvalidParams("x")])
 def test_plain_json_rpc_errors_have_no_details(error: A2AError) -> None:
-    assert v1_0.error_object(error) == {"code": error.code, "message": error.message}
+    assert error_details.error_object(error) == {"code": error.code, "message": error.message}

@@ -43,7 +43,7 @@ from starlette.responses import Response
 
 from accord import A2AClientError, Client
 from accord.client.messages import user_message
-from accord.codecs import v1_0
+from accord.codecs import v1_0_client
 from accord.errors import InvalidParams, TaskNotFound, VersionNotSupported
 from accord.types import (
     Message,
@@ -236,7 +236,7 @@ def payload(body: dict[str, Any]) -> tuple[str, TaskState | None]:
     StreamResponse, spec 1.0 4.3.3), and the state of the task it carries, if it says one."""
     if body.get("kind") == "task":
         return "0.3", adapters.TASK.validate_python(body).status.state
-    event = v1_0.CLIENT.stream.decode(body)
+    event = v1_0_client.CLIENT.stream.decode(body)
     return "1.0", event.status.state if isinstance(event, Task | TaskStatusUpdateEvent) else None
 
 

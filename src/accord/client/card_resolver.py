@@ -9,7 +9,7 @@ import httpx
 from pydantic import ValidationError
 
 from accord.client.failures import describe_validation_error, http_errors
-from accord.codecs.v1_0 import card_from_v1
+from accord.codecs.card_v1_0 import card_from_v1
 from accord.errors import A2AClientError, A2AError
 from accord.types import AgentCard
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.codecs import v0_3, v1_0
+from accord.codecs import card_v1_0, v0_3
 from accord.types import AgentCard
 
 
@@ -23,7 +23,7 @@ def union_card(card: AgentCard) -> dict[str, Any]:
 
     Without its 0.3-only members it is a 1.0 AgentCard; without its 1.0-only ones, a 0.3 one.
     """
-    merged: dict[str, Any] = overlay(v0_3.agent_card(card), v1_0.agent_card(card))
+    merged: dict[str, Any] = overlay(v0_3.agent_card(card), card_v1_0.agent_card(card))
     return merged
 
 

@@ -10,7 +10,8 @@ from urllib.parse import quote
 from pydantic_core import to_json
 
 from accord.codecs.base import Method
-from accord.codecs.v1_0 import A2A_JSON, error_data, error_details
+from accord.codecs.error_details import error_data, error_details
+from accord.codecs.v1_0 import A2A_JSON
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import (
     A2AError,

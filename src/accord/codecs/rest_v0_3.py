@@ -24,22 +24,15 @@ from accord.codecs.base import (
     validate,
     validated,
 )
+from accord.codecs.card_v1_0 import proto_card_security, security_requirements, security_scheme
+from accord.codecs.error_details import error_from_object
+from accord.codecs.protojson import ROLE, Converter, OneOf, ProtoEnum, Shape, proto_object
 from accord.codecs.rest import RestCodec, RestRoute
 from accord.codecs.v0_3 import agent_card
 from accord.codecs.v1_0 import (
-    ROLE,
-    Converter,
-    OneOf,
-    ProtoEnum,
-    Shape,
     converted_record,
     empty_result,
-    error_from_object,
     get_extended_card_request,
-    proto_card_security,
-    proto_object,
-    security_requirements,
-    security_scheme,
     task_id_request,
 )
 from accord.codecs.versions import ProtocolVersion

@@ -14,8 +14,8 @@ from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, 
 from pydantic_core import from_json
 from starlette.datastructures import Headers
 
+from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
-from accord.codecs.v1_0 import error_details
 from accord.core import Inbound
 from accord.core.records import EventRecord, close_stream
 from accord.errors import A2AError, InternalError

@@ -14,7 +14,7 @@ from accord.client.transports.base import IdentifiedEvents, Transport
 from accord.client.transports.jsonrpc import JsonRpcTransport
 from accord.client.transports.jsonrpc_v0_1 import JsonRpcV01Transport
 from accord.client.transports.rest import RestTransport
-from accord.codecs import ProtocolVersion, rest_v0_3, v0_1, v0_3, v1_0
+from accord.codecs import ProtocolVersion, rest_v0_3, v0_1, v0_3, v1_0_client
 from accord.codecs.base import ClientCodec
 from accord.codecs.rest_v1_0 import REST_V1_0
 from accord.types import AgentInterface, TransportProtocol
@@ -25,10 +25,12 @@ GRPC = TransportProtocol.GRPC.value
 Factory = Callable[..., Transport]
 
 TRANSPORTS: dict[tuple[str, ProtocolVersion], Factory] = {
-    (JSONRPC, ProtocolVersion.V1_0): partial(JsonRpcTransport, codec=v1_0.CLIENT),
+    (JSONRPC, ProtocolVersion.V1_0): partial(JsonRpcTransport, codec=v1_0_client.CLIENT),
     (JSONRPC, ProtocolVersion.V0_3): partial(JsonRpcTransport, codec=v0_3.CLIENT),
     (JSONRPC, ProtocolVersion.V0_1): partial(JsonRpcV01Transport, codec=v0_1.CLIENT),
-    (HTTP_JSON, ProtocolVersion.V1_0): partial(RestTransport, codec=v1_0.CLIENT, routes=REST_V1_0),
+    (HTTP_JSON, ProtocolVersion.V1_0): partial(
+        RestTransport, codec=v1_0_client.CLIENT, routes=REST_V1_0
+    ),
     (HTTP_JSON, ProtocolVersion.V0_3): partial(
         RestTransport, codec=rest_v0_3.CLIENT, routes=rest_v0_3.REST_V0_3
     ),
@@ -49,7 +51,7 @@ def _grpc_transport(
 
 
 if find_spec("grpc") is not None:  # the `grpc` extra
-    TRANSPORTS[GRPC, ProtocolVersion.V1_0] = partial(_grpc_transport, codec=v1_0.CLIENT)
+    TRANSPORTS[GRPC, ProtocolVersion.V1_0] = partial(_grpc_transport, codec=v1_0_client.CLIENT)
     TRANSPORTS[GRPC, ProtocolVersion.V0_3] = partial(_grpc_transport, codec=rest_v0_3.CLIENT)
 
 

@@ -1,0 +1,181 @@
+"""The agent card in A2A 1.0 shapes (supportedInterfaces, proto security), both ways."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accord.codecs.base import (
+    field_error,
+)
+from accord.codecs.protojson import proto_object
+from accord.types import (
+    AgentCard,
+    AgentInterface,
+    adapters,
+)
+
+#
+# Cards are only ever written in 1.0 form here (the server serves them; nothing reads them back).
+
+_CARD_ONLY_V0_3 = frozenset(
+    {
+        "url",
+        "preferredTransport",
+        "protocolVersion",
+        "additionalInterfaces",
+        "supportedInterfaces",  # converted below
+        "security",  # 1.0: securityRequirements
+        "supportsAuthenticatedExtendedCard",  # 1.0: capabilities.extendedAgentCard
+    }
+)
+
+# Each 0.3 security scheme `type`: its member in the proto's SecurityScheme oneof, and the
+# members it renames.
+_SECURITY_SCHEMES: dict[str, tuple[str, dict[str, str]]] = {
+    "apiKey": ("apiKeySecurityScheme", {"in": "location"}),
+    "http": ("httpAuthSecurityScheme", {}),
+    "oauth2": ("oauth2SecurityScheme", {}),
+    "openIdConnect": ("openIdConnectSecurityScheme", {}),
+    "mutualTLS": ("mtlsSecurityScheme", {}),
+}
+_OAUTH_FLOWS = ("authorizationCode", "clientCredentials", "implicit", "password")
+
+LEGACY_INTERFACE_VERSION = "0.3"
+"""The protocol version of the interfaces of a card that lists only 0.3's (`url`, ...)."""
+
+
+def agent_card(card: AgentCard) -> dict[str, Any]:
+    """The ProtoJSON of the 1.0 AgentCard saying what `card` says.
+
+    1.0 lists every interface in `supportedInterfaces`; a card that has none listed is a 0.3
+    card, whose `url` and `additionalInterfaces` speak 0.3. The extended card capability moves
+    into `capabilities`; security schemes and requirements take their proto shapes.
+    """
+    obj = card.to_wire()
+    out = {k: v for k, v in obj.items() if k not in _CARD_ONLY_V0_3}
+    capabilities = {k: v for k, v in obj["capabilities"].items() if k != "stateTransitionHistory"}
+    if card.supports_authenticated_extended_card is not None:
+        capabilities["extendedAgentCard"] = card.supports_authenticated_extended_card
+    out["capabilities"] = capabilities
+    out["supportedInterfaces"] = [_interface(interface) for interface in _interfaces(card)]
+    if "securitySchemes" in obj:
+        schemes = obj["securitySchemes"].items()
+        out["securitySchemes"] = {name: security_scheme(scheme) for name, scheme in schemes}
+    if "security" in obj:
+        out["securityRequirements"] = security_requirements(obj["security"])
+    out["skills"] = [_skill(skill) for skill in obj["skills"]]
+    return out
+
+
+def security_scheme(scheme: dict[str, Any]) -> dict[str, Any]:
+    """A 0.3 security scheme (OpenAPI's, tagged by `type`) as the proto's oneof.
+
+    The proto's OAuthFlows holds one flow: of several, the first in the proto's order is kept.
+    """
+    member, renamed = _SECURITY_SCHEMES[scheme["type"]]
+    fields = {renamed.get(k, k): v for k, v in scheme.items() if k != "type"}
+    if "flows" in fields:
+        flow = next((name for name in _OAUTH_FLOWS if name in fields["flows"]), None)
+        fields["flows"] = {} if flow is None else {flow: fields["flows"][flow]}
+    return {member: fields}
+
+
+def security_requirements(requirements: list[dict[str, list[str]]]) -> list[dict[str, Any]]:
+    """0.3 security requirements (scheme name -> scopes) as the proto's SecurityRequirement."""
+    return [
+        {"schemes": {name: {"list": scopes} for name, scopes in requirement.items()}}
+        for requirement in requirements
+    ]
+
+
+def _interfaces(card: AgentCard) -> list[AgentInterface]:
+    if card.supported_interfaces is not None:
+        return card.supported_interfaces
+    main = AgentInterface(url=card.url, transport=card.preferred_transport or "JSONRPC")
+    listed = {(i.url, i.transport): i for i in (main, *(card.additional_interfaces or ()))}
+    return [
+        i.model_copy(update={"protocol_version": LEGACY_INTERFACE_VERSION}) for i in listed.values()
+    ]
+
+
+def _interface(interface: AgentInterface) -> dict[str, Any]:
+    out = {
+        "url": interface.url,
+        "protocolBinding": interface.transport,
+        "protocolVersion": interface.protocol_version or LEGACY_INTERFACE_VERSION,
+    }
+    if interface.tenant:
+        out["tenant"] = interface.tenant
+    return out
+
+
+def _skill(skill: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in skill.items() if k != "security"}
+    if "security" in skill:
+        out["securityRequirements"] = security_requirements(skill["security"])
+    return out
+
+
+def card_from_v1(result: Any) -> AgentCard:
+    """The canonical card saying what a 1.0 AgentCard says (the reverse of `agent_card`).
+
+    Its 0.3 view (`url`, `preferredTransport`) is its first interface.
+    """
+    card = proto_object(result, "")
+    interfaces = card.get("supportedInterfaces") or [{}]
+    first = proto_object(interfaces[0], "supportedInterfaces.0")
+    out = {k: v for k, v in card.items() if k not in ("securityRequirements",)}
+    out["url"] = first.get("url", "")
+    out["preferredTransport"] = first.get("protocolBinding", first.get("transport"))
+    capabilities = dict(proto_object(card.get("capabilities", {}), "capabilities"))
+    if "extendedAgentCard" in capabilities:
+        out["supportsAuthenticatedExtendedCard"] = capabilities.pop("extendedAgentCard")
+    out["capabilities"] = capabilities
+    return adapters.AGENT_CARD.validate_python(
+        proto_card_security(out, "securityRequirements", card)
+    )
+
+
+def proto_card_security(
+    out: dict[str, Any], requirements: str, card: dict[str, Any]
+) -> dict[str, Any]:
+    """`out` with the proto shapes of `card`'s security schemes and requirements (the latter
+    under `requirements`, in the card and in each skill) turned back into 0.3's."""
+    if "securitySchemes" in card:
+        schemes = card["securitySchemes"].items()
+        out["securitySchemes"] = {name: security_scheme_from_proto(s) for name, s in schemes}
+    if requirements in card:
+        out["security"] = security_requirements_from_proto(card[requirements])
+    out["skills"] = [
+        {
+            **{k: v for k, v in skill.items() if k != requirements},
+            **(
+                {"security": security_requirements_from_proto(skill[requirements])}
+                if requirements in skill
+                else {}
+            ),
+        }
+        for skill in card.get("skills", [])
+    ]
+    return out
+
+
+_SCHEME_TYPES = {member: (kind, renamed) for kind, (member, renamed) in _SECURITY_SCHEMES.items()}
+
+
+def security_scheme_from_proto(scheme: dict[str, Any]) -> dict[str, Any]:
+    """The proto's SecurityScheme oneof as the 0.3 (OpenAPI) scheme, tagged by `type`."""
+    for member, fields in scheme.items():
+        if member in _SCHEME_TYPES:
+            kind, renamed = _SCHEME_TYPES[member]
+            back = {new: old for old, new in renamed.items()}
+            return {"type": kind, **{back.get(k, k): v for k, v in fields.items()}}
+    raise field_error("securitySchemes", f"unknown security scheme {sorted(scheme)}")
+
+
+def security_requirements_from_proto(requirements: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The proto's SecurityRequirements as 0.3's (scheme name -> scopes)."""
+    return [
+        {name: scopes.get("list", []) for name, scopes in requirement.get("schemes", {}).items()}
+        for requirement in requirements
+    ]

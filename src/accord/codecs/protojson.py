@@ -1,0 +1,269 @@
+"""ProtoJSON converters: 1.0 data objects to and from canonical JSON (also 0.3 REST, gRPC)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from pydantic.alias_generators import to_camel
+
+from accord.codecs.base import (
+    field_error,
+)
+from accord.types import (
+    Role,
+    TaskState,
+)
+
+#
+# Each converter turns the 0.3 JSON of an object into its 1.0 ProtoJSON (`to_v1`), and the
+# ProtoJSON a client sent back into 0.3 JSON (`from_v1`), naming the field in every error. The
+# 0.3 JSON is what the canonical models (accord.types) read and write.
+
+
+class Converter(Protocol):
+    """Converts one message type between its 0.3 JSON and its 1.0 ProtoJSON."""
+
+    def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]: ...
+
+    def from_v1(self, value: Any, path: str) -> dict[str, Any]: ...
+
+
+class ProtoEnum:
+    """A proto enum: its ProtoJSON names in number order, each with its 0.3 value (or None)."""
+
+    def __init__(self, name: str, values: Sequence[tuple[str, str | None]]) -> None:
+        self.name = name
+        self._to_v1 = {old: new for new, old in values if old is not None}
+        self._from_v1: dict[str | int, str] = {}
+        for number, (new, old) in enumerate(values):
+            if old is not None:
+                self._from_v1[new] = self._from_v1[number] = old
+        self.names = [new for new, old in values if old is not None]
+
+    def to_v1(self, value: str) -> str:
+        return self._to_v1[value]
+
+    def from_v1(self, value: Any, path: str) -> str:
+        """The 0.3 value of a ProtoJSON enum value (its name, or its number)."""
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            found = self._from_v1.get(value)
+            if found is not None:
+                return found
+        raise field_error(
+            path, f"{value!r} is not a {self.name}; use one of {', '.join(self.names)}"
+        )
+
+
+ROLE = ProtoEnum(
+    "Role", [("ROLE_UNSPECIFIED", None), ("ROLE_USER", Role.USER), ("ROLE_AGENT", Role.AGENT)]
+)
+TASK_STATE = ProtoEnum(
+    "TaskState",
+    [
+        ("TASK_STATE_UNSPECIFIED", TaskState.UNKNOWN),
+        ("TASK_STATE_SUBMITTED", TaskState.SUBMITTED),
+        ("TASK_STATE_WORKING", TaskState.WORKING),
+        ("TASK_STATE_COMPLETED", TaskState.COMPLETED),
+        ("TASK_STATE_FAILED", TaskState.FAILED),
+        ("TASK_STATE_CANCELED", TaskState.CANCELED),
+        ("TASK_STATE_INPUT_REQUIRED", TaskState.INPUT_REQUIRED),
+        ("TASK_STATE_REJECTED", TaskState.REJECTED),
+        ("TASK_STATE_AUTH_REQUIRED", TaskState.AUTH_REQUIRED),
+    ],
+)
+
+
+def proto_object(value: Any, path: str) -> dict[str, Any]:
+    """A ProtoJSON object: members under their lowerCamelCase names (proto names accepted too),
+    null members dropped (null means the default in ProtoJSON)."""
+    if not isinstance(value, dict):
+        raise field_error(path or "params", "must be an object")
+    return {to_camel(k) if "_" in k else k: v for k, v in value.items() if v is not None}
+
+
+def _join(path: str, name: str | int) -> str:
+    return f"{path}.{name}" if path else str(name)
+
+
+class Shape:
+    """A message type whose two JSON forms differ only in a few members.
+
+    `kind` is its 0.3 discriminator (1.0 has none); `enums` are members holding an enum;
+    `one` and `many` are members holding one, or a list of, nested messages; `only_v0_3`
+    are 0.3 members 1.0 does not have; `renamed` maps a 0.3 member to its ProtoJSON name
+    where they differ (the 0.3 proto, see codecs.rest_v0_3). Every other member is the same.
+    """
+
+    def __init__(
+        self,
+        *,
+        kind: str | None = None,
+        enums: Mapping[str, ProtoEnum] | None = None,
+        one: Mapping[str, Converter] | None = None,
+        many: Mapping[str, Converter] | None = None,
+        only_v0_3: Sequence[str] = (),
+        renamed: Mapping[str, str] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.enums = enums or {}
+        self.one = one or {}
+        self.many = many or {}
+        self.only_v0_3 = frozenset(("kind", *only_v0_3))
+        self.renamed = dict(renamed or {})
+
+    def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
+        out = {k: v for k, v in obj.items() if k not in self.only_v0_3}
+        for name, enum in self.enums.items():
+            if name in out:
+                out[name] = enum.to_v1(out[name])
+        for name, child in self.one.items():
+            if name in out:
+                out[name] = child.to_v1(out[name])
+        for name, child in self.many.items():
+            if name in out:
+                out[name] = [child.to_v1(item) for item in out[name]]
+        for name, wire in self.renamed.items():
+            if name in out:
+                out[wire] = out.pop(name)
+        return out
+
+    def from_v1(self, value: Any, path: str) -> dict[str, Any]:
+        out = proto_object(value, path)
+        for name, wire in self.renamed.items():
+            if name in out:  # a likely mix-up of the two forms, which would lose data
+                raise field_error(_join(path, name), f"not a member here; did you mean {wire}?")
+            if wire in out:
+                out[name] = out.pop(wire)
+        for name, enum in self.enums.items():
+            if name in out:
+                out[name] = enum.from_v1(out[name], self._path(path, name))
+        for name, child in self.one.items():
+            if name in out:
+                out[name] = child.from_v1(out[name], self._path(path, name))
+        for name, child in self.many.items():
+            if name in out:
+                items = out[name]
+                where = self._path(path, name)
+                if not isinstance(items, list):
+                    raise field_error(where, "must be a list")
+                out[name] = [child.from_v1(item, _join(where, i)) for i, item in enumerate(items)]
+        if self.kind is not None:
+            out["kind"] = self.kind
+        return out
+
+    def _path(self, path: str, name: str) -> str:
+        """Where member `name` is, as the client spelled it."""
+        return _join(path, self.renamed.get(name, name))
+
+
+class StatusUpdateShape(Shape):
+    """TaskStatusUpdateEvent: 1.0 dropped `final`; a status that ends a stream implies it."""
+
+    def from_v1(self, value: Any, path: str) -> dict[str, Any]:
+        out = super().from_v1(value, path)
+        status = out.get("status")
+        state = status.get("state") if isinstance(status, dict) else None
+        out["final"] = state in _FINAL_STATES
+        return out
+
+
+_FINAL_STATES = {state.value for state in TaskState if state.is_terminal or state.is_interrupted}
+
+# 1.0 Part: exactly one content member; `raw` and `url` are the two forms of a 0.3 file part.
+_PART_KIND = {"text": "text", "raw": "file", "url": "file", "data": "data"}
+_FILE_CONTENT = {"raw": "bytes", "url": "uri"}  # 1.0 part member -> 0.3 file member
+_FILE_INFO = {"mediaType": "mimeType", "filename": "name"}  # 1.0 part member -> 0.3 file member
+
+
+class PartConverter:
+    """Part: a 1.0 part holds one of text, raw, url or data; a 0.3 part is a `kind` union.
+
+    A 1.0 media type or file name on a text or data part has no place in 0.3 and is dropped.
+    """
+
+    def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        kind = obj["kind"]
+        if kind == "file":
+            file = obj["file"]
+            for new, old in _FILE_CONTENT.items():
+                if old in file:
+                    out[new] = file[old]
+            for new, old in _FILE_INFO.items():
+                if old in file:
+                    out[new] = file[old]
+        else:
+            out[kind] = obj[kind]
+        if "metadata" in obj:
+            out["metadata"] = obj["metadata"]
+        return out
+
+    def from_v1(self, value: Any, path: str) -> dict[str, Any]:
+        part = proto_object(value, path)
+        present = [member for member in _PART_KIND if member in part]
+        if len(present) != 1:
+            found = f" (found {', '.join(present)})" if present else ""
+            raise field_error(path, f"a part holds exactly one of text, raw, url or data{found}")
+        member = present[0]
+        for name in (*_FILE_INFO, member):
+            if name != "data" and name in part and not isinstance(part[name], str):
+                raise field_error(_join(path, name), "must be a string")
+        if member == "data" and not isinstance(part["data"], dict):
+            raise field_error(_join(path, "data"), "this server takes only JSON objects as data")
+        out: dict[str, Any] = {"kind": _PART_KIND[member]}
+        if member in _FILE_CONTENT:
+            file = {_FILE_CONTENT[member]: part[member]}
+            file.update({old: part[new] for new, old in _FILE_INFO.items() if new in part})
+            out["file"] = file
+        else:
+            out[member] = part[member]
+        if "metadata" in part:
+            if not isinstance(part["metadata"], dict):
+                raise field_error(_join(path, "metadata"), "must be an object")
+            out["metadata"] = part["metadata"]
+        return out
+
+
+class OneOf:
+    """A wrapper holding exactly one of several messages, told apart in 0.3 by their `kind`."""
+
+    def __init__(self, members: Mapping[str, Shape]) -> None:
+        self.members = members
+        self._by_kind = {shape.kind: (member, shape) for member, shape in members.items()}
+
+    def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
+        member, shape = self._by_kind[obj["kind"]]
+        return {member: shape.to_v1(obj)}
+
+    def from_v1(self, value: Any, path: str) -> dict[str, Any]:
+        wrapper = proto_object(value, path)
+        present = [member for member in self.members if member in wrapper]
+        if len(present) != 1:
+            raise field_error(
+                path or "result", f"must hold exactly one of {', '.join(self.members)}"
+            )
+        member = present[0]
+        return self.members[member].from_v1(wrapper[member], _join(path, member))
+
+
+PART = PartConverter()
+MESSAGE = Shape(kind="message", enums={"role": ROLE}, many={"parts": PART})
+ARTIFACT = Shape(many={"parts": PART})
+TASK_STATUS = Shape(enums={"state": TASK_STATE}, one={"message": MESSAGE})
+TASK = Shape(
+    kind="task", one={"status": TASK_STATUS}, many={"artifacts": ARTIFACT, "history": MESSAGE}
+)
+STATUS_UPDATE = StatusUpdateShape(
+    kind="status-update", one={"status": TASK_STATUS}, only_v0_3=("final",)
+)
+ARTIFACT_UPDATE = Shape(kind="artifact-update", one={"artifact": ARTIFACT})
+SEND_MESSAGE_RESPONSE = OneOf({"task": TASK, "message": MESSAGE})
+STREAM_RESPONSE = OneOf(
+    {
+        "task": TASK,
+        "message": MESSAGE,
+        "statusUpdate": STATUS_UPDATE,
+        "artifactUpdate": ARTIFACT_UPDATE,
+    }
+)
