@@ -30,11 +30,13 @@ from rpc import JSON_HEADERS, Json, SseStream, request
 
 @dataclass(frozen=True, slots=True)
 class TaskFacts:
-    """What a scenario checks of a task: ids, state (0.3 spelling), message and artifact texts."""
+    """What a scenario checks of a task: ids, state (0.3 spelling), the text of its status
+    message, and the texts of its messages and artifacts."""
 
     id: str
     context_id: str
     state: str
+    status_text: str | None
     history: list[str]
     artifacts: list[str]
 
@@ -51,12 +53,14 @@ class MessageFacts:
 @dataclass(frozen=True, slots=True)
 class EventFacts:
     """One stream event: its kind (task, status, artifact, message), the task it is about, the
-    state it reports, its text, and its SSE event number (None where the binding has none)."""
+    state it reports, its text (a status update's: its message's), whether it is `final` (None
+    where the version has no such flag), and its SSE event number (None where there is none)."""
 
     kind: str
     task_id: str | None
     state: str | None = None
     text: str | None = None
+    final: bool | None = None
     seq: int | None = None
 
 
@@ -76,6 +80,7 @@ class Page:
 
     ids: list[str]
     next_token: str
+    total_size: int
     tasks: list[TaskFacts] = field(default_factory=list)
 
 
@@ -137,10 +142,12 @@ class CanonicalShapes:
     @staticmethod
     def task(task: Json) -> TaskFacts:
         assert task["kind"] == "task"
+        status = task["status"]
         return TaskFacts(
             id=task["id"],
             context_id=task["contextId"],
-            state=task["status"]["state"],
+            state=status["state"],
+            status_text=_texts(status["message"]["parts"]) if "message" in status else None,
             history=[_texts(m["parts"]) for m in task.get("history", [])],
             artifacts=[_texts(a["parts"]) for a in task.get("artifacts", [])],
         )
@@ -160,7 +167,9 @@ class CanonicalShapes:
         if kind == "message":
             return EventFacts("message", event.get("taskId"), text=_texts(event["parts"]), seq=seq)
         if kind == "status-update":
-            return EventFacts("status", event["taskId"], event["status"]["state"], seq=seq)
+            status = event["status"]
+            text = _texts(status["message"]["parts"]) if "message" in status else None
+            return EventFacts("status", event["taskId"], status["state"], text, event["final"], seq)
         assert kind == "artifact-update", event
         text = _texts(event["artifact"]["parts"])
         return EventFacts("artifact", event["taskId"], text=text, seq=seq)
@@ -170,6 +179,12 @@ class ProtoShapes:
     """The ProtoJSON shapes of 1.0 (and, with `content` for a message's parts, of 0.3)."""
 
     MESSAGE_PARTS = "parts"
+    HAS_FINAL = False
+
+    @classmethod
+    def _status_text(cls, status: Json) -> str | None:
+        message = status.get("message")
+        return None if message is None else _texts(message.get(cls.MESSAGE_PARTS, []))
 
     @classmethod
     def task(cls, task: Json) -> TaskFacts:
@@ -178,6 +193,7 @@ class ProtoShapes:
             id=task["id"],
             context_id=task["contextId"],
             state=_state(task["status"]["state"]),
+            status_text=cls._status_text(task["status"]),
             history=[_texts(m.get(cls.MESSAGE_PARTS, [])) for m in task.get("history", [])],
             artifacts=[_texts(a.get("parts", [])) for a in task.get("artifacts", [])],
         )
@@ -203,8 +219,10 @@ class ProtoShapes:
             text = cls.message(body).text
             return EventFacts("message", body.get("taskId"), text=text, seq=seq)
         if member == "statusUpdate":
-            state = _state(body["status"]["state"])
-            return EventFacts("status", body["taskId"], state, seq=seq)
+            status = body["status"]
+            final = body.get("final", False) if cls.HAS_FINAL else None  # proto3 omits false
+            text = cls._status_text(status)
+            return EventFacts("status", body["taskId"], _state(status["state"]), text, final, seq)
         assert member == "artifactUpdate", event
         return EventFacts(
             "artifact", body["taskId"], text=_texts(body["artifact"]["parts"]), seq=seq
@@ -212,9 +230,10 @@ class ProtoShapes:
 
 
 class Proto03Shapes(ProtoShapes):
-    """0.3 ProtoJSON: a message's parts are its `content`."""
+    """0.3 ProtoJSON: a message's parts are its `content`; status updates say if `final`."""
 
     MESSAGE_PARTS = "content"
+    HAS_FINAL = True
 
 
 # --- event streams ---------------------------------------------------------------------------
@@ -274,7 +293,11 @@ class Wire:
     """
 
     name: ClassVar[str]
+    version: ClassVar[str]
     lacks: ClassVar[frozenset[str]] = frozenset()
+    zero_history_is_all: ClassVar[bool] = False
+    """Whether a `historyLength` of 0 asks for the whole history (proto3 cannot tell 0 from
+    unset in the 0.3 proto) instead of none."""
 
     async def send(
         self,
@@ -351,6 +374,7 @@ class JsonRpcWire(Wire):
         )
         assert response.status_code == 200, response.text
         assert response.headers["content-type"].startswith("application/json")
+        assert version is not None or response.headers["a2a-version"] == self.version
         body: Json = response.json()
         assert body["jsonrpc"] == "2.0" and body["id"] == 1
         assert ("result" in body) != ("error" in body), body
@@ -529,7 +553,8 @@ class Ops10(Wire):
             filters["status"] = "TASK_STATE_" + filters["status"].upper().replace("-", "_")
         found = await self.call("ListTasks", filters)
         tasks = [ProtoShapes.task(task) for task in found.get("tasks", [])]
-        return Page([task.id for task in tasks], found.get("nextPageToken", ""), tasks)
+        token, total = found.get("nextPageToken", ""), found.get("totalSize", 0)
+        return Page([task.id for task in tasks], token, total, tasks)
 
     @staticmethod
     def _push(found: Json) -> PushFacts:
@@ -650,11 +675,12 @@ class RestWire(Wire):
                 await response.aread()
                 raise self._refused(response)
             assert response.headers["content-type"].startswith("text/event-stream")
+            assert response.headers["a2a-version"] == self.version
 
             async def events() -> AsyncIterator[EventFacts]:
                 async for event in SseStream(response):
                     if "error" in event.data:
-                        (status := event.data["error"])
+                        status = event.data["error"]
                         reason, fields = _details(status["details"])
                         raise Refused(
                             reason or _status_reason(status["status"]), status["message"], fields
@@ -721,6 +747,7 @@ class GrpcWire(Wire):
     def _refused(error: grpc.aio.AioRpcError) -> Refused:
         trailers = dict(error.trailing_metadata() or ())
         status = status_pb2.Status.FromString(trailers["grpc-status-details-bin"])
+        assert status.code == error.code().value[0]
         found = json_format.MessageToDict(status)
         reason, fields = _details(found.get("details", []))
         code = error.code().name
@@ -729,10 +756,12 @@ class GrpcWire(Wire):
         return refused
 
     async def call(self, method: str, fields: Json, *, version: str | None = None) -> Any:
+        call = self._invoke(method, fields, version)
         try:
-            response: ProtoMessage = await self._invoke(method, fields, version)
+            response: ProtoMessage = await call
         except grpc.aio.AioRpcError as exc:
             raise self._refused(exc) from None
+        assert ("a2a-version", self.version) in tuple(await call.initial_metadata())
         return json_format.MessageToDict(response)
 
     @asynccontextmanager
@@ -775,6 +804,7 @@ class Ops03Proto(Wire):
 
     version: ClassVar[str] = "0.3"
     lacks: ClassVar[frozenset[str]] = frozenset({"list_tasks"})
+    zero_history_is_all = True
 
     async def call(self, method: str, fields: Json, *, version: str | None = None) -> Any:
         raise NotImplementedError

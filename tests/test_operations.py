@@ -134,6 +134,14 @@ async def test_send_keeps_the_context_id_it_is_given(wire: Wire) -> None:
 
 
 @over()
+async def test_send_without_a_context_id_starts_a_new_context(wire: Wire) -> None:
+    first, second = await finished_task(wire), await finished_task(wire)
+    assert first.context_id and second.context_id
+    assert first.context_id != second.context_id
+    assert first.id != second.id
+
+
+@over()
 async def test_send_to_a_message_agent_answers_with_the_message(wire: Wire) -> None:
     reply = await wire.send("reply to me", context_id="c-1")
     assert reply == MessageFacts("agent", "reply to me", "c-1")
@@ -155,16 +163,53 @@ async def test_send_non_blocking_answers_before_the_task_ends(wire: Wire) -> Non
 async def test_multi_turn_input_required_then_completed(wire: Wire) -> None:
     asked = await wire.send("ask me")
     assert isinstance(asked, TaskFacts) and asked.state == "input-required"
+    assert asked.status_text == AsksThenCompletes.QUESTION
     done = await finished_task(wire, "Ada", task_id=asked.id, context_id=asked.context_id)
     assert (done.id, done.artifacts) == (asked.id, ["Hello, Ada!"])
+    assert done.history == ["ask me", AsksThenCompletes.QUESTION, "Ada"]
+
+
+@over()
+async def test_a_follow_up_without_a_context_id_stays_in_the_tasks_context(wire: Wire) -> None:
+    context_id = f"ctx-{new_id()}"
+    asked = await wire.send("ask me", context_id=context_id)
+    assert isinstance(asked, TaskFacts)
+    done = await finished_task(wire, "Ada", task_id=asked.id)
+    assert (done.id, done.context_id) == (asked.id, context_id)
+
+
+@over()
+async def test_a_follow_up_in_another_context_is_invalid_params(wire: Wire) -> None:
+    asked = await wire.send("ask me")
+    assert isinstance(asked, TaskFacts)
+    with pytest.raises(Refused) as refused:
+        await wire.send("Ada", task_id=asked.id, context_id=f"ctx-{new_id()}")
+    assert refused.value.reason == "INVALID_PARAMS"
+    assert "contextId" in refused.value.message
+    assert (await wire.get_task(asked.id)).state == "input-required"
+
+
+@over()
+async def test_a_message_to_an_unknown_task_is_task_not_found(wire: Wire) -> None:
+    with pytest.raises(Refused) as sent:
+        await wire.send("hello", task_id="no-such-task")
+    with pytest.raises(Refused) as streamed:
+        async with wire.stream("hello", taskId="no-such-task"):
+            pass
+    assert sent.value.reason == streamed.value.reason == "TASK_NOT_FOUND"
+    assert "no-such-task" in sent.value.message
 
 
 @over()
 async def test_a_message_to_a_finished_task_is_an_unsupported_operation(wire: Wire) -> None:
     task = await finished_task(wire)
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(Refused) as sent:
         await wire.send("more", task_id=task.id, context_id=task.context_id)
-    assert refused.value.reason == "UNSUPPORTED_OPERATION"
+    with pytest.raises(Refused) as streamed:
+        async with wire.stream("more", taskId=task.id):
+            pass
+    assert sent.value.reason == streamed.value.reason == "UNSUPPORTED_OPERATION"
+    assert (await wire.get_task(task.id)).history == ["finish this"]
 
 
 @over()
@@ -195,6 +240,8 @@ async def test_get_task_returns_the_task_and_trims_its_history(wire: Wire) -> No
     assert len(fetched.history) == 3
     assert (await wire.get_task(asked.id, history_length=1)).history == ["Ada"]
     assert len((await wire.get_task(asked.id, history_length=5)).history) == 3
+    none = (await wire.get_task(asked.id, history_length=0)).history
+    assert none == (fetched.history if wire.zero_history_is_all else [])
 
 
 @over()
@@ -220,15 +267,29 @@ async def test_stream_sends_the_task_then_each_change(wire: Wire) -> None:
     ]
     assert events[2].text == "stream me"
     assert len({e.task_id for e in events}) == 1
-    numbers = [e.seq for e in events]
-    assert numbers == [None] * 4 or numbers == sorted(set(numbers))  # type: ignore[type-var]
+    finals = [e.final for e in events if e.kind == "status"]
+    assert finals == ([None, None] if wire.version == "1.0" else [False, True])  # 1.0 has none
+    if "replay" not in wire.lacks:
+        numbers = [e.seq for e in events]
+        assert None not in numbers and numbers == sorted(set(numbers))  # type: ignore[type-var]
+
+
+@over()
+async def test_stream_of_a_follow_up_starts_with_the_task(wire: Wire) -> None:
+    asked = await wire.send("ask me")
+    assert isinstance(asked, TaskFacts)
+    async with wire.stream("Ada", taskId=asked.id) as stream:
+        events = await stream.rest()
+    assert (events[0].kind, events[0].task_id) == ("task", asked.id)
+    assert (events[-1].kind, events[-1].state) == ("status", "completed")
+    assert all(e.seq is None or e.seq > 1 for e in events), "the task's log goes on"
 
 
 @over()
 async def test_stream_of_a_message_reply_is_that_message(wire: Wire) -> None:
     async with wire.stream("reply now") as stream:
         events = await stream.rest()
-    assert [(e.kind, e.text) for e in events] == [("message", "reply now")]
+    assert [(e.kind, e.text, e.seq) for e in events] == [("message", "reply now", None)]
 
 
 @over()
@@ -268,10 +329,28 @@ async def test_cancel_of_a_running_task_reaches_the_agent(wire: Wire) -> None:
 
 
 @over()
+async def test_cancel_of_a_streamed_task_ends_its_stream(wire: Wire) -> None:
+    agent = NeverFinishes()
+    async with wire.stream(f"{routed(agent)} forever") as stream:
+        task = await stream.next()
+        assert (await stream.next()).state == "working"
+        assert task.task_id is not None
+        await wire.cancel(task.task_id)
+        rest = await stream.rest()
+    last = rest[-1]
+    assert (last.kind, last.state, last.text) == ("status", "canceled", "stopped on request")
+    assert last.final in (None, True)
+    assert agent.cancel_called.is_open
+
+
+@over()
 async def test_cancel_of_a_task_waiting_for_input(wire: Wire) -> None:
     asked = await wire.send("ask me")
     assert isinstance(asked, TaskFacts)
     assert (await wire.cancel(asked.id)).state == "canceled"
+    with pytest.raises(Refused) as refused:
+        await wire.send("Ada", task_id=asked.id)
+    assert refused.value.reason == "UNSUPPORTED_OPERATION"
 
 
 @over()
@@ -288,6 +367,7 @@ async def test_cancel_of_an_unknown_task_is_task_not_found(wire: Wire) -> None:
     with pytest.raises(Refused) as refused:
         await wire.cancel("no-such-task")
     assert refused.value.reason == "TASK_NOT_FOUND"
+    assert "no-such-task" in refused.value.message
 
 
 # --- subscribe -------------------------------------------------------------------------------
@@ -309,6 +389,15 @@ async def test_subscribe_sends_the_task_first_then_live_events(wire: Wire) -> No
         ("artifact", None),
         ("status", "completed"),
     ]
+
+
+@over()
+async def test_subscribe_to_a_task_waiting_for_input_sends_only_the_task(wire: Wire) -> None:
+    asked = await wire.send("ask me")
+    assert isinstance(asked, TaskFacts)
+    async with wire.subscribe(asked.id) as stream:
+        events = await stream.rest()
+    assert [(e.kind, e.task_id, e.state) for e in events] == [("task", asked.id, "input-required")]
 
 
 @over("replay")
@@ -337,6 +426,7 @@ async def test_subscribe_to_an_unknown_task_is_task_not_found(wire: Wire) -> Non
         async with wire.subscribe("no-such-task"):
             pass
     assert refused.value.reason == "TASK_NOT_FOUND"
+    assert "no-such-task" in refused.value.message
 
 
 # --- list tasks ------------------------------------------------------------------------------
@@ -352,7 +442,7 @@ async def test_list_tasks_filters_by_context_and_state_newest_first(wire: Wire) 
 
     everything = await wire.list_tasks(contextId=context_id)
     assert everything.ids == [asked.id, *reversed(made)]
-    assert everything.next_token == ""
+    assert (everything.next_token, everything.total_size) == ("", 4)
     assert all(not task.artifacts for task in everything.tasks)
     completed = await wire.list_tasks(contextId=context_id, status="completed")
     assert completed.ids == list(reversed(made))
@@ -369,6 +459,7 @@ async def test_list_tasks_pages_with_tokens_and_includes_artifacts_when_asked(wi
     token = ""
     while True:
         page = await wire.list_tasks(contextId=context_id, pageSize=2, pageToken=token)
+        assert page.total_size == 3
         pages.append(page.ids)
         token = page.next_token
         if not token:
