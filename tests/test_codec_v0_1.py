@@ -18,7 +18,9 @@ from accord.errors import (
 from accord.types import (
     Artifact,
     DataPart,
+    DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
     Message,
     MessageSendConfiguration,
     MessageSendParams,
@@ -270,9 +272,14 @@ def test_the_client_reads_0_1_events() -> None:
 
 
 def test_the_client_refuses_what_0_1_lacks_before_sending() -> None:
-    for call in (CLIENT.list_push_configs, CLIENT.delete_push_config, CLIENT.get_extended_card):
-        with pytest.raises(A2AClientError, match=r"not part of A2A 0\.1"):
-            call.encode(None)
+    with pytest.raises(A2AClientError, match=r"not part of A2A 0\.1"):
+        CLIENT.list_push_configs.encode(ListTaskPushNotificationConfigParams(id="t"))
+    with pytest.raises(A2AClientError, match=r"not part of A2A 0\.1"):
+        CLIENT.delete_push_config.encode(
+            DeleteTaskPushNotificationConfigParams(id="t", push_notification_config_id="t")
+        )
+    with pytest.raises(A2AClientError, match=r"not part of A2A 0\.1"):
+        CLIENT.get_extended_card.encode(None)
     other = GetTaskPushNotificationConfigParams(id="t", push_notification_config_id="other")
     with pytest.raises(A2AClientError, match="one webhook per task"):
         CLIENT.get_push_config.encode(other)

@@ -17,18 +17,9 @@ from accord.grpc.generated.v0_3 import a2a_pb2_grpc as rpc3
 from accord.grpc.generated.v1_0 import a2a_pb2 as pb
 from accord.grpc.generated.v1_0 import a2a_pb2_grpc as rpc
 from accord.samples import echo
-from accord.types import AgentCapabilities, AgentCard, AgentSkill, TransportProtocol
+from accord.types import TransportProtocol
+from agents_for_tests import EXTENDED_CARD
 
-EXTENDED = AgentCard(
-    name="Switchboard (extended)",
-    description="More for members.",
-    url="",
-    version="1.0.0",
-    capabilities=AgentCapabilities(streaming=True),
-    default_input_modes=["text/plain"],
-    default_output_modes=["text/plain"],
-    skills=[AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])],
-)
 V1 = (("a2a-version", "1.0"),)
 
 
@@ -38,7 +29,7 @@ async def channel() -> AsyncIterator[grpc.aio.Channel]:
         echo.agent.executor,
         name="gRPC agent",
         push_notifications=True,
-        extended_card=EXTENDED,
+        extended_card=EXTENDED_CARD,
         extensions=echo.agent.extensions,
     )
     app = create_app(agent, public_url="http://127.0.0.1:9/", grpc_port=0)

@@ -10,13 +10,9 @@ import pytest
 from starlette.applications import Starlette
 
 from accord import Agent, AgentExecutor, create_app
-from accord.errors import ContentTypeNotSupported
 from accord.samples import echo
 from accord.store import InMemoryTaskStore
 from accord.types import (
-    AgentCapabilities,
-    AgentCard,
-    AgentSkill,
     Artifact,
     Message,
     Task,
@@ -25,10 +21,9 @@ from accord.types import (
     TextPart,
 )
 from agents_for_tests import (
-    AsksThenCompletes,
+    EXTENDED_CARD,
     GatedStreamer,
-    Switchboard,
-    rejects_before_task,
+    switchboard,
 )
 from rpc import Json, RpcClient, connect, served
 from rpc_v1_0 import (
@@ -41,14 +36,7 @@ from rpc_v1_0 import (
     text_v1,
 )
 
-SWITCHBOARD = Switchboard(
-    {
-        "reply": echo.message_agent.executor,
-        "ask": AsksThenCompletes(),
-        "reject": rejects_before_task(ContentTypeNotSupported("this agent reads no text")),
-    },
-    default=echo.agent.executor,
-)
+SWITCHBOARD = switchboard()
 
 
 @pytest.fixture(scope="module")
@@ -230,20 +218,9 @@ async def test_0_3_and_1_0_subscribers_of_one_task_see_the_same_events() -> None
 
 # --- GetExtendedAgentCard --------------------------------------------------------------------
 
-EXTENDED = AgentCard(
-    name="Test agent (extended)",
-    description="More for members.",
-    url="",
-    version="1.0.0",
-    capabilities=AgentCapabilities(streaming=True),
-    default_input_modes=["text/plain"],
-    default_output_modes=["text/plain"],
-    skills=[AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])],
-)
-
 
 async def test_extended_card_is_a_1_0_agent_card() -> None:
-    async with live_v1(agent_of(echo.agent.executor, extended_card=EXTENDED)) as rpc:
+    async with live_v1(agent_of(echo.agent.executor, extended_card=EXTENDED_CARD)) as rpc:
         assert_valid_v1("AgentCard", await rpc.result("GetExtendedAgentCard"))
 
 

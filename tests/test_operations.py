@@ -4,50 +4,26 @@ HTTP+JSON and gRPC, each in 0.3 and 1.0, spoken on the wire and checked as canon
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
 
 from accord import Agent, AgentExecutor, create_app
-from accord.errors import ContentTypeNotSupported
 from accord.samples import echo
-from accord.types import AgentCapabilities, AgentCard, AgentSkill, new_id
+from accord.types import new_id
 from agents_for_tests import (
+    EXTENDED_CARD,
     AsksThenCompletes,
     GatedStreamer,
     NeverFinishes,
-    Switchboard,
-    rejects_before_task,
+    switchboard,
 )
-from operations import (
-    WIRES,
-    MessageFacts,
-    Refused,
-    Server,
-    TaskFacts,
-    Wire,
-    connect_wire,
-)
+from operations import WIRES, Server, Wire, connect_wire
 from rpc import served
+from wire_facts import MessageFacts, Refused, TaskFacts
 
-SWITCHBOARD = Switchboard(
-    {
-        "reply": echo.message_agent.executor,
-        "ask": AsksThenCompletes(),
-        "reject": rejects_before_task(ContentTypeNotSupported("this agent reads no text")),
-    },
-    default=echo.agent.executor,
-)
-EXTENDED = AgentCard(
-    name="Switchboard (extended)",
-    description="More for members.",
-    url="",
-    version="1.0.0",
-    capabilities=AgentCapabilities(streaming=True),
-    default_input_modes=["text/plain"],
-    default_output_modes=["text/plain"],
-    skills=[AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])],
-)
+SWITCHBOARD = switchboard()
 HOOK = "https://client.example.com/hook"
 
 
@@ -60,7 +36,9 @@ def over(*needs: str) -> pytest.MarkDecorator:
 @pytest.fixture(scope="module")
 def full_server() -> Iterator[Server]:
     """A streaming agent with push notifications and an extended card, on HTTP and gRPC."""
-    agent = Agent(SWITCHBOARD, name="Test agent", push_notifications=True, extended_card=EXTENDED)
+    agent = Agent(
+        SWITCHBOARD, name="Test agent", push_notifications=True, extended_card=EXTENDED_CARD
+    )
     with serve(agent) as server:
         yield server
 
@@ -72,22 +50,14 @@ def bare_server() -> Iterator[Server]:
         yield server
 
 
-class serve:
+@contextmanager
+def serve(agent: Agent) -> Iterator[Server]:
     """Serve `agent` on loopback HTTP and gRPC; the gRPC target is read from its public card."""
-
-    def __init__(self, agent: Agent) -> None:
-        self._served = served(create_app(agent, grpc_port=0))
-
-    def __enter__(self) -> Server:
-        base_url = self._served.__enter__()
+    with served(create_app(agent, grpc_port=0)) as base_url:
         card = httpx.get(f"{base_url}/.well-known/agent-card.json").json()
-        (target,) = {
-            i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC"
-        }
-        return Server(base_url, target)
-
-    def __exit__(self, *exc: object) -> None:
-        self._served.__exit__(*exc)
+        interfaces = card["supportedInterfaces"]
+        (target,) = {i["url"] for i in interfaces if i["protocolBinding"] == "GRPC"}
+        yield Server(base_url, target)
 
 
 @pytest.fixture
@@ -109,8 +79,14 @@ def routed(executor: AgentExecutor) -> str:
     return word
 
 
-async def finished_task(wire: Wire, text: str = "finish this", **ids: str) -> TaskFacts:
-    task = await wire.send(text, **ids)
+async def finished_task(
+    wire: Wire,
+    text: str = "finish this",
+    *,
+    task_id: str | None = None,
+    context_id: str | None = None,
+) -> TaskFacts:
+    task = await wire.send(text, task_id=task_id, context_id=context_id)
     assert isinstance(task, TaskFacts) and task.state == "completed", task
     return task
 

@@ -9,8 +9,7 @@ import pytest
 
 from accord import Agent, AgentExecutor, create_app
 from accord.codecs.rest_v0_3 import MESSAGE, PART, proto_card
-from accord.errors import ContentTypeNotSupported, InvalidParams
-from accord.samples import echo
+from accord.errors import InvalidParams
 from accord.types import (
     AgentCapabilities,
     AgentCard,
@@ -26,23 +25,14 @@ from accord.types import (
     new_id,
 )
 from agents_for_tests import (
-    AsksThenCompletes,
     GatedStreamer,
-    Switchboard,
-    rejects_before_task,
+    switchboard,
 )
 from rest import RestClient, connect_rest, live_rest, reason, status_error, violations
 from rpc import Json, connect, served
 from rpc_v1_0 import send_v1
 
-SWITCHBOARD = Switchboard(
-    {
-        "reply": echo.message_agent.executor,
-        "ask": AsksThenCompletes(),
-        "reject": rejects_before_task(ContentTypeNotSupported("this agent reads no text")),
-    },
-    default=echo.agent.executor,
-)
+SWITCHBOARD = switchboard()
 HOOK = "https://client.example.com/hook"
 EXTENDED = AgentCard(
     name="Switchboard (extended)",

@@ -11,15 +11,12 @@ import pytest
 from starlette.applications import Starlette
 
 from accord import Agent, AgentExecutor, create_app
-from accord.errors import ContentTypeNotSupported, TaskNotFound
+from accord.errors import TaskNotFound
 from accord.runtime import EventRecord
 from accord.samples import echo
 from accord.server import CallContext
 from accord.store import InMemoryTaskStore
 from accord.types import (
-    AgentCapabilities,
-    AgentCard,
-    AgentSkill,
     Artifact,
     Message,
     Task,
@@ -28,36 +25,17 @@ from accord.types import (
     TextPart,
 )
 from agents_for_tests import (
-    AsksThenCompletes,
+    EXTENDED_CARD,
     GatedStreamer,
     Silent,
-    Switchboard,
-    rejects_before_task,
+    switchboard,
 )
 from rest import A2A_JSON, RestClient, connect_rest, live_rest, reason, status_error, violations
 from rpc import Json, connect, served
 from rpc_v1_0 import assert_valid_v1, message_v1, send_v1, text_v1
 
-SWITCHBOARD = Switchboard(
-    {
-        "reply": echo.message_agent.executor,
-        "ask": AsksThenCompletes(),
-        "reject": rejects_before_task(ContentTypeNotSupported("this agent reads no text")),
-        "silent": Silent(),
-    },
-    default=echo.agent.executor,
-)
+SWITCHBOARD = switchboard(silent=Silent())
 HOOK = "https://client.example.com/hook"
-EXTENDED = AgentCard(
-    name="Switchboard (extended)",
-    description="More for members.",
-    url="",
-    version="1.0.0",
-    capabilities=AgentCapabilities(streaming=True),
-    default_input_modes=["text/plain"],
-    default_output_modes=["text/plain"],
-    skills=[AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])],
-)
 
 
 def agent_of(executor: AgentExecutor, **card: Any) -> Agent:
@@ -66,7 +44,7 @@ def agent_of(executor: AgentExecutor, **card: Any) -> Agent:
 
 @pytest.fixture(scope="module")
 def app() -> Starlette:
-    return create_app(agent_of(SWITCHBOARD, push_notifications=True, extended_card=EXTENDED))
+    return create_app(agent_of(SWITCHBOARD, push_notifications=True, extended_card=EXTENDED_CARD))
 
 
 @pytest.fixture(scope="module")
@@ -425,7 +403,7 @@ async def test_every_route_answers_under_a_tenant(
     assert (await rest.ok("GET", configs))["configs"] == [created]
     assert await rest.ok("GET", f"{configs}/{created['id']}") == created
     assert await rest.ok("DELETE", f"{configs}/{created['id']}") == {}
-    assert (await rest.ok("GET", "/acme/extendedAgentCard"))["name"] == EXTENDED.name
+    assert (await rest.ok("GET", "/acme/extendedAgentCard"))["name"] == EXTENDED_CARD.name
     async with rest.stream("POST", "/acme/message:stream", send_v1("stream")) as stream:
         assert [member_of(e.data) for e in await stream.rest()][-1] == "statusUpdate"
     assert set(tenants) == {"acme"} and len(tenants) == 5
