@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
+from accord.codecs import Method
 from accord.errors import InvalidParams
 from accord.types import (
     Artifact,
@@ -53,3 +54,16 @@ def invalid(field: str) -> Iterator[pytest.ExceptionInfo[InvalidParams]]:
         yield caught
     assert caught.value.message.startswith(f"{field}:" if field else ""), caught.value.message
     assert field in [problem["field"] for problem in caught.value.data]
+
+
+class Methods:
+    """A codec's methods by name: `decode` their params, `encode` their results as JSON."""
+
+    def __init__(self, methods: Mapping[str, Method]) -> None:
+        self.methods = methods
+
+    def decode(self, name: str, params: Any) -> Any:
+        return self.methods[name].decode(params)
+
+    def encode(self, name: str, result: Any) -> Any:
+        return parsed(self.methods[name].encode(result))

@@ -46,7 +46,7 @@ from accord.types import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from codec_checks import HOOK, PUSH_CONFIG, TASK, TIME, invalid, parsed
+from codec_checks import HOOK, PUSH_CONFIG, TASK, TIME, Methods, invalid, parsed
 
 Json = dict[str, Any]
 
@@ -71,12 +71,8 @@ BOUND: Json = {
 }
 
 
-def decode(route: str, fields: Any) -> Any:
-    return REST_V0_3.route(route).method.decode(fields)
-
-
-def encode(route: str, result: Any) -> Any:
-    return parsed(REST_V0_3.route(route).method.encode(result))
+ROUTES = Methods({route.name: route.method for route in REST_V0_3.routes})
+decode, encode = ROUTES.decode, ROUTES.encode
 
 
 # --- 0.3 request fields ----------------------------------------------------------------------

@@ -36,7 +36,7 @@ from accord.types import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from codec_checks import HOOK, PUSH_CONFIG, TASK, TIME, invalid, parsed
+from codec_checks import HOOK, PUSH_CONFIG, TASK, TIME, Methods, invalid, parsed
 
 CODEC = JSONRPC_CODECS[ProtocolVersion.V0_1]
 Json = dict[str, Any]
@@ -52,12 +52,8 @@ SEND: Json = {
 }
 
 
-def decode(method: str, params: Any) -> Any:
-    return CODEC.methods[method].decode(params)
-
-
-def encode(method: str, result: Any) -> Any:
-    return parsed(CODEC.methods[method].encode(result))
+METHODS = Methods(CODEC.methods)
+decode, encode = METHODS.decode, METHODS.encode
 
 
 # --- params ----------------------------------------------------------------------------------

@@ -34,18 +34,14 @@ from accord.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from codec_checks import HOOK, PUSH_CONFIG, QUESTION, TASK, invalid, parsed
+from codec_checks import HOOK, PUSH_CONFIG, QUESTION, TASK, Methods, invalid, parsed
 
 CODEC = JSONRPC_CODECS[ProtocolVersion.V0_3]
 Json = dict[str, Any]
 
 
-def decode(method: str, params: Any) -> Any:
-    return CODEC.methods[method].decode(params)
-
-
-def encode(method: str, result: Any) -> Any:
-    return parsed(CODEC.methods[method].encode(result))
+METHODS = Methods(CODEC.methods)
+decode, encode = METHODS.decode, METHODS.encode
 
 
 # --- params ----------------------------------------------------------------------------------

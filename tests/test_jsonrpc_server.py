@@ -16,9 +16,7 @@ from accord.samples import echo
 from accord.server.sse import KEEPALIVE, with_keepalive
 from accord.store import InMemoryTaskStore
 from accord.types import (
-    AgentCapabilities,
     AgentCard,
-    AgentSkill,
     Artifact,
     DataPart,
     Task,
@@ -26,6 +24,7 @@ from accord.types import (
     TaskStatus,
 )
 from agents_for_tests import (
+    EXTENDED_CARD,
     SAFETY_TIMEOUT,
     AsksThenCompletes,
     AsksThenQuits,
@@ -382,21 +381,10 @@ async def test_protocol_error_of_the_agent_ends_a_stream_with_that_error(
 
 
 async def test_extended_card_is_returned_when_configured() -> None:
-    secret_skill = AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])
-    extended = AgentCard(
-        name="Test agent (extended)",
-        description="More for members.",
-        url="",
-        version="1.0.0",
-        capabilities=AgentCapabilities(streaming=True),
-        default_input_modes=["text/plain"],
-        default_output_modes=["text/plain"],
-        skills=[secret_skill],
-    )
-    async with live(agent_of(echo.agent.executor, extended_card=extended)) as rpc:
+    async with live(agent_of(echo.agent.executor, extended_card=EXTENDED_CARD)) as rpc:
         card = AgentCard.model_validate(await rpc.result("agent/getAuthenticatedExtendedCard"))
         public = (await rpc.http.get("/.well-known/agent-card.json")).json()
-    assert card.name == "Test agent (extended)"
+    assert card.name == EXTENDED_CARD.name
     assert [s.id for s in card.skills] == ["audit"]
     assert card.url == rpc.base_url + "/"
     assert public["supportsAuthenticatedExtendedCard"] is True

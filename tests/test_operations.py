@@ -221,11 +221,16 @@ async def test_get_task_returns_the_task_and_trims_its_history(wire: Wire) -> No
 
 
 @over()
-async def test_get_of_an_unknown_task_is_task_not_found(wire: Wire) -> None:
-    with pytest.raises(Refused) as refused:
-        await wire.get_task("no-such-task")
-    assert refused.value.reason == "TASK_NOT_FOUND"
-    assert "no-such-task" in refused.value.message
+async def test_an_unknown_task_is_task_not_found(wire: Wire) -> None:
+    async def subscribe(task_id: str) -> None:
+        async with wire.subscribe(task_id):
+            pass
+
+    for operation in (wire.get_task, wire.cancel, subscribe):
+        with pytest.raises(Refused) as refused:
+            await operation("no-such-task")
+        assert refused.value.reason == "TASK_NOT_FOUND"
+        assert "no-such-task" in refused.value.message
 
 
 # --- stream ----------------------------------------------------------------------------------
@@ -338,14 +343,6 @@ async def test_cancel_of_a_finished_task_is_not_cancelable(wire: Wire) -> None:
     assert (await wire.get_task(task.id)).state == "completed"
 
 
-@over()
-async def test_cancel_of_an_unknown_task_is_task_not_found(wire: Wire) -> None:
-    with pytest.raises(Refused) as refused:
-        await wire.cancel("no-such-task")
-    assert refused.value.reason == "TASK_NOT_FOUND"
-    assert "no-such-task" in refused.value.message
-
-
 # --- subscribe -------------------------------------------------------------------------------
 
 
@@ -394,15 +391,6 @@ async def test_subscribe_to_a_finished_task_is_an_unsupported_operation(wire: Wi
         async with wire.subscribe(task.id):
             pass
     assert refused.value.reason == "UNSUPPORTED_OPERATION"
-
-
-@over()
-async def test_subscribe_to_an_unknown_task_is_task_not_found(wire: Wire) -> None:
-    with pytest.raises(Refused) as refused:
-        async with wire.subscribe("no-such-task"):
-            pass
-    assert refused.value.reason == "TASK_NOT_FOUND"
-    assert "no-such-task" in refused.value.message
 
 
 # --- list tasks ------------------------------------------------------------------------------
