@@ -8,6 +8,7 @@ import pytest
 
 from accord.codecs import JSONRPC_CODECS, ProtocolVersion
 from accord.codecs.v0_3 import CLIENT
+from accord.core.records import EventRecord
 from accord.errors import (
     A2AError,
     ExtensionSupportRequired,
@@ -17,7 +18,6 @@ from accord.errors import (
     TaskNotFound,
     VersionNotSupported,
 )
-from accord.runtime import EventRecord
 from accord.types import (
     AgentCapabilities,
     AgentCard,
