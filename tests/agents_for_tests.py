@@ -8,7 +8,18 @@ from collections.abc import Mapping
 
 from accord import A2AError, AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import AgentEvent, EventSink
-from accord.types import DataPart, Message, Role, TaskState, new_id
+from accord.errors import ContentTypeNotSupported
+from accord.samples import echo
+from accord.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentSkill,
+    DataPart,
+    Message,
+    Role,
+    TaskState,
+    new_id,
+)
 
 SAFETY_TIMEOUT = 10.0
 """Upper bound for a test waiting on something that should happen; only guards against hangs."""
@@ -233,3 +244,28 @@ class Switchboard(AgentExecutor):
 
     async def cancel(self, context: RequestContext, events: EventSink) -> None:
         await self.route(context).cancel(context, events)
+
+
+def switchboard(**more: AgentExecutor) -> Switchboard:
+    """A Switchboard echoing by default, with the routes the server tests share: `reply` (a
+    message agent), `ask` (AsksThenCompletes), `reject` (refuses with ContentTypeNotSupported
+    before any event), and `more`."""
+    routes: dict[str, AgentExecutor] = {
+        "reply": echo.message_agent.executor,
+        "ask": AsksThenCompletes(),
+        "reject": rejects_before_task(ContentTypeNotSupported("this agent reads no text")),
+    }
+    return Switchboard({**routes, **more}, default=echo.agent.executor)
+
+
+EXTENDED_CARD = AgentCard(
+    name="Switchboard (extended)",
+    description="More for members.",
+    url="",
+    version="1.0.0",
+    capabilities=AgentCapabilities(streaming=True),
+    default_input_modes=["text/plain"],
+    default_output_modes=["text/plain"],
+    skills=[AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])],
+)
+"""The extended card of the test servers that have one: one skill only members see."""

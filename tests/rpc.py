@@ -105,6 +105,9 @@ class SseStream:
                 yield SseEvent(int(event_id) if event_id is not None else None, data)
             fields = {}
 
+    def __aiter__(self) -> AsyncIterator[SseEvent]:
+        return self._events
+
     async def next(self) -> SseEvent:
         """The next event; fails when the stream ended instead."""
         try:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -45,6 +43,7 @@ from accord.types import (
     TaskStatusUpdateEvent,
     TextPart,
 )
+from codec_checks import invalid
 from rpc_v1_0 import assert_valid_v1
 
 Json = dict[str, Any]
@@ -102,15 +101,6 @@ ARTIFACT_UPDATE = TaskArtifactUpdateEvent(
     append=True,
     last_chunk=False,
 )
-
-
-@contextmanager
-def invalid(field: str) -> Iterator[pytest.ExceptionInfo[InvalidParams]]:
-    """Expect InvalidParams naming `field` (its message starts with it, its data lists it)."""
-    with pytest.raises(InvalidParams) as caught:
-        yield caught
-    assert caught.value.message.startswith(f"{field}:"), caught.value.message
-    assert field in [problem["field"] for problem in caught.value.data]
 
 
 # --- data objects ---------------------------------------------------------------------------

@@ -11,15 +11,12 @@ import pytest
 from starlette.applications import Starlette
 
 from accord import Agent, AgentExecutor, create_app
-from accord.errors import ContentTypeNotSupported, TaskNotFound
+from accord.errors import TaskNotFound
 from accord.runtime import EventRecord
 from accord.samples import echo
 from accord.server.pipeline import Call, Proceed, RequestPipeline
 from accord.store import InMemoryTaskStore
 from accord.types import (
-    AgentCapabilities,
-    AgentCard,
-    AgentSkill,
     Artifact,
     Message,
     Task,
@@ -28,37 +25,17 @@ from accord.types import (
     TextPart,
 )
 from agents_for_tests import (
-    AsksThenCompletes,
+    EXTENDED_CARD,
     GatedStreamer,
-    NeverFinishes,
     Silent,
-    Switchboard,
-    rejects_before_task,
+    switchboard,
 )
 from rest import A2A_JSON, RestClient, connect_rest, live_rest, reason, status_error, violations
 from rpc import Json, connect, served
 from rpc_v1_0 import assert_valid_v1, message_v1, send_v1, text_v1
 
-SWITCHBOARD = Switchboard(
-    {
-        "reply": echo.message_agent.executor,
-        "ask": AsksThenCompletes(),
-        "reject": rejects_before_task(ContentTypeNotSupported("this agent reads no text")),
-        "silent": Silent(),
-    },
-    default=echo.agent.executor,
-)
+SWITCHBOARD = switchboard(silent=Silent())
 HOOK = "https://client.example.com/hook"
-EXTENDED = AgentCard(
-    name="Switchboard (extended)",
-    description="More for members.",
-    url="",
-    version="1.0.0",
-    capabilities=AgentCapabilities(streaming=True),
-    default_input_modes=["text/plain"],
-    default_output_modes=["text/plain"],
-    skills=[AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])],
-)
 
 
 def agent_of(executor: AgentExecutor, **card: Any) -> Agent:
@@ -67,7 +44,7 @@ def agent_of(executor: AgentExecutor, **card: Any) -> Agent:
 
 @pytest.fixture(scope="module")
 def app() -> Starlette:
-    return create_app(agent_of(SWITCHBOARD, push_notifications=True, extended_card=EXTENDED))
+    return create_app(agent_of(SWITCHBOARD, push_notifications=True, extended_card=EXTENDED_CARD))
 
 
 @pytest.fixture(scope="module")
@@ -125,37 +102,6 @@ async def test_send_reads_either_json_media_type(rest: RestClient, content_type:
     assert response.json()["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
-async def test_send_to_a_message_agent_answers_with_the_message(rest: RestClient) -> None:
-    result = await rest.ok("POST", "/message:send", send_v1("reply to me", context_id="c-1"))
-    assert member_of(result) == "message"
-    reply = result["message"]
-    assert (reply["role"], text_v1(reply), reply["contextId"]) == (
-        "ROLE_AGENT",
-        "reply to me",
-        "c-1",
-    )
-
-
-async def test_return_immediately_answers_before_the_task_ends() -> None:
-    agent = GatedStreamer(chunks=1)
-    async with live_rest(agent_of(agent)) as rest:
-        task = await send(rest, "slow", configuration={"returnImmediately": True})
-        assert task["status"]["state"] in {"TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"}
-        assert not agent.steps[0].is_open
-        agent.release_all()
-        await agent.finished.wait()
-        done = await rest.ok("GET", f"/tasks/{task['id']}")
-    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
-    assert_valid_v1("Task", done)
-
-
-async def test_multi_turn_continues_the_task(rest: RestClient) -> None:
-    asked = await send(rest, "ask me")
-    assert asked["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    done = await send(rest, "Ada", task_id=asked["id"], context_id=asked["contextId"])
-    assert text_v1(done["artifacts"][0]) == "Hello, Ada!"
-
-
 @pytest.mark.parametrize(
     ("body", "field"),
     [
@@ -198,21 +144,7 @@ async def test_an_agent_that_answers_nothing_is_500(rest: RestClient, path: str)
     assert (error["status"], reason(error)) == ("INTERNAL", "INVALID_AGENT_RESPONSE")
 
 
-async def test_a_message_to_a_terminal_task_is_400_unsupported(rest: RestClient) -> None:
-    task_id = await completed_task_id(rest)
-    body = send_v1("more", task_id=task_id)
-    error = await rest.error("POST", "/message:send", body, status=400)
-    assert (error["status"], reason(error)) == ("FAILED_PRECONDITION", "UNSUPPORTED_OPERATION")
-
-
 # --- GET /tasks/{id} and POST /tasks/{id}:cancel ---------------------------------------------
-
-
-async def test_get_task_returns_the_task(rest: RestClient) -> None:
-    task = await send(rest, "remember me")
-    fetched = await rest.ok("GET", f"/tasks/{task['id']}")
-    assert fetched == task
-    assert_valid_v1("Task", fetched)
 
 
 @pytest.mark.parametrize(("length", "expected"), [(None, 3), ("0", None), ("1", 1), ("", 3)])
@@ -241,9 +173,6 @@ async def test_a_history_length_that_is_no_number_is_400(rest: RestClient) -> No
 @pytest.mark.parametrize(
     ("verb", "path"),
     [
-        ("GET", "/tasks/no-such-task"),
-        ("POST", "/tasks/no-such-task:cancel"),
-        ("GET", "/tasks/no-such-task:subscribe"),
         ("POST", "/tasks/no-such-task:subscribe"),
         ("GET", "/tasks/no-such-task/pushNotificationConfigs"),
     ],
@@ -252,17 +181,6 @@ async def test_an_unknown_task_is_404(rest: RestClient, verb: str, path: str) ->
     error = await rest.error(verb, path, status=404)
     assert (error["status"], reason(error)) == ("NOT_FOUND", "TASK_NOT_FOUND")
     assert "no-such-task" in error["message"]
-
-
-async def test_cancel_cancels_a_running_task() -> None:
-    agent = NeverFinishes()
-    async with live_rest(agent_of(agent)) as rest:
-        task = await send(rest, "forever", configuration={"returnImmediately": True})
-        await agent.started.wait()
-        canceled = await rest.ok("POST", f"/tasks/{task['id']}:cancel")
-        await agent.stopped.wait()
-    assert canceled["status"]["state"] == "TASK_STATE_CANCELED"
-    assert_valid_v1("Task", canceled)
 
 
 async def test_cancel_takes_an_empty_or_json_body(rest: RestClient) -> None:
@@ -346,27 +264,6 @@ async def test_list_tasks_filters(
     assert await list_ids(lister, **params) == expected
 
 
-async def test_list_tasks_pages_with_tokens(lister: RestClient) -> None:
-    pages: list[list[str]] = []
-    params = {"pageSize": "2"}
-    while True:
-        result = await lister.ok("GET", "/tasks", params=params)
-        assert (result["pageSize"], result["totalSize"]) == (2, 5)
-        pages.append([task["id"] for task in result["tasks"]])
-        if not result["nextPageToken"]:
-            break
-        params["pageToken"] = result["nextPageToken"]
-    assert pages == [["t5", "t4"], ["t3", "t2"], ["t1"]]
-
-
-async def test_list_tasks_includes_artifacts_and_trims_history(lister: RestClient) -> None:
-    params = {"includeArtifacts": "true", "historyLength": "1", "contextId": "ctx-a"}
-    result = await lister.ok("GET", "/tasks", params=params)
-    oldest = result["tasks"][-1]
-    assert [text_v1(a) for a in oldest["artifacts"]] == ["out"]
-    assert [text_v1(m) for m in oldest["history"]] == ["done 1"]
-
-
 @pytest.mark.parametrize(
     ("params", "field"),
     [
@@ -391,28 +288,12 @@ async def test_list_tasks_refuses_bad_values(
 # --- POST /message:stream and /tasks/{id}:subscribe ------------------------------------------
 
 
-async def test_stream_sends_the_task_then_each_change(rest: RestClient) -> None:
+async def test_each_stream_event_is_a_1_0_stream_response(rest: RestClient) -> None:
     async with rest.stream("POST", "/message:stream", send_v1("stream me")) as stream:
         events = await stream.rest()
+    assert len(events) == 4
     for event in events:
         assert_valid_v1("StreamResponse", event.data)
-    assert [member_of(e.data) for e in events] == [
-        "task",
-        "statusUpdate",
-        "artifactUpdate",
-        "statusUpdate",
-    ]
-    ids = [e.id for e in events]
-    assert all(i is not None for i in ids) and ids == sorted(set(ids))
-    assert text_v1(events[2].data["artifactUpdate"]["artifact"]) == "stream me"
-    assert events[3].data["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
-
-
-async def test_stream_of_a_message_reply_is_that_message(rest: RestClient) -> None:
-    async with rest.stream("POST", "/message:stream", send_v1("reply now")) as stream:
-        events = await stream.rest()
-    assert [member_of(e.data) for e in events] == ["message"]
-    assert events[0].id is None
 
 
 async def test_stream_refused_before_its_first_event_is_an_http_error(rest: RestClient) -> None:
@@ -440,39 +321,11 @@ async def test_subscribe_sends_the_task_first_then_live_events(verb: str) -> Non
         assert_valid_v1("StreamResponse", event.data)
 
 
-async def test_subscribe_with_last_event_id_replays_what_was_missed(rest: RestClient) -> None:
-    async with rest.stream("POST", "/message:stream", send_v1("replay me")) as stream:
-        events = await stream.rest()
-    task_id = events[0].data["task"]["id"]
-    seen = events[1].id
-    headers = {"Last-Event-ID": str(seen)}
-    async with rest.stream("GET", f"/tasks/{task_id}:subscribe", headers=headers) as stream:
-        replayed = await stream.rest()
-    assert [(e.id, e.data) for e in replayed] == [(e.id, e.data) for e in events[2:]]
-
-
 async def test_a_bad_last_event_id_is_400(rest: RestClient) -> None:
     task_id = await completed_task_id(rest)
     headers = {"Last-Event-ID": "latest"}
     error = await rest.error("GET", f"/tasks/{task_id}:subscribe", headers=headers, status=400)
     assert "Last-Event-ID" in error["message"]
-
-
-async def test_subscribe_to_a_terminal_task_is_400_unsupported(rest: RestClient) -> None:
-    task_id = await completed_task_id(rest)
-    error = await rest.error("GET", f"/tasks/{task_id}:subscribe", status=400)
-    assert (error["status"], reason(error)) == ("FAILED_PRECONDITION", "UNSUPPORTED_OPERATION")
-
-
-async def test_streaming_routes_of_an_agent_without_streaming_are_400() -> None:
-    async with live_rest(agent_of(echo.agent.executor, streaming=False)) as rest:
-        task_id = await completed_task_id(rest)
-        for verb, path, body in [
-            ("POST", "/message:stream", send_v1("hi")),
-            ("GET", f"/tasks/{task_id}:subscribe", None),
-        ]:
-            error = await rest.error(verb, path, body, status=400)
-            assert reason(error) == "UNSUPPORTED_OPERATION"
 
 
 # --- push notification configs ---------------------------------------------------------------
@@ -507,36 +360,7 @@ async def test_a_push_config_needs_a_url(rest: RestClient) -> None:
     assert violations(error) == ["url"]
 
 
-async def test_push_configs_of_an_agent_without_push_are_400() -> None:
-    async with live_rest(agent_of(echo.agent.executor)) as rest:
-        task_id = await completed_task_id(rest)
-        configs = f"/tasks/{task_id}/pushNotificationConfigs"
-        for verb, path, body in [
-            ("POST", configs, {"url": HOOK}),
-            ("GET", configs, None),
-            ("GET", f"{configs}/c", None),
-            ("DELETE", f"{configs}/c", None),
-        ]:
-            error = await rest.error(verb, path, body, status=400)
-            assert reason(error) == "PUSH_NOTIFICATION_NOT_SUPPORTED"
-
-
 # --- GET /extendedAgentCard ------------------------------------------------------------------
-
-
-async def test_extended_card_is_returned_when_configured(rest: RestClient) -> None:
-    card = await rest.ok("GET", "/extendedAgentCard")
-    assert card["name"] == "Switchboard (extended)"
-    assert [s["id"] for s in card["skills"]] == ["audit"]
-
-
-async def test_extended_card_not_configured_is_400() -> None:
-    async with live_rest(agent_of(echo.agent.executor)) as rest:
-        error = await rest.error("GET", "/extendedAgentCard", status=400)
-    assert (error["status"], reason(error)) == (
-        "FAILED_PRECONDITION",
-        "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-    )
 
 
 # --- tenants ---------------------------------------------------------------------------------
@@ -573,7 +397,7 @@ async def test_every_route_answers_under_a_tenant(
     assert (await rest.ok("GET", configs))["configs"] == [created]
     assert await rest.ok("GET", f"{configs}/{created['id']}") == created
     assert await rest.ok("DELETE", f"{configs}/{created['id']}") == {}
-    assert (await rest.ok("GET", "/acme/extendedAgentCard"))["name"] == EXTENDED.name
+    assert (await rest.ok("GET", "/acme/extendedAgentCard"))["name"] == EXTENDED_CARD.name
     async with rest.stream("POST", "/acme/message:stream", send_v1("stream")) as stream:
         assert [member_of(e.data) for e in await stream.rest()][-1] == "statusUpdate"
     assert tenants == ["acme"] * 11  # every request above, each seen once
