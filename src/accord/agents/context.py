@@ -13,6 +13,8 @@ class RequestContext:
 
     `task_id` and `context_id` are always set: taken from the message, or generated for a new
     task. `task` is the existing task when the message continues one, else None.
+    `base_url` is the URL the agent is served at (no trailing slash), when known: agents that
+    serve routes of their own (see `Agent(routes=...)`) build links to them from it.
     """
 
     message: Message
@@ -21,6 +23,7 @@ class RequestContext:
     task: Task | None = None
     configuration: MessageSendConfiguration | None = None
     metadata: Metadata = field(default_factory=dict)
+    base_url: str | None = None
 
     @property
     def text(self) -> str:
