@@ -137,14 +137,13 @@ def choose(request: Request) -> Template | str:
 
 def conversation(context: accord.RequestContext) -> str:
     """Everything the user said in this task, oldest first (answers refine the request)."""
-    said = (
-        [m.text for m in (context.task.history or []) if m.role is Role.USER]
-        if context.task
-        else []
-    )
-    if not said or said[-1] != context.text:
-        said.append(context.text)
-    return "\n".join(said)
+    history = context.task.history or [] if context.task is not None else []
+    earlier = [
+        m.text
+        for m in history
+        if m.role is Role.USER and m.message_id != context.message.message_id
+    ]
+    return "\n".join([*earlier, context.text])
 
 
 def chunks(text: str, lines: int = CHUNK_LINES) -> list[str]:
@@ -168,9 +167,10 @@ class CoderAgent(accord.AgentExecutor):
 
     async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
         task = accord.TaskUpdater(context, events)
+        said = conversation(context)
         await task.start_work("Reading your request")
         request = await language.understand(
-            conversation(context), instructions=INSTRUCTIONS, rules=parse, from_model=from_model
+            said, instructions=INSTRUCTIONS, rules=parse, from_model=from_model
         )
         template = choose(request)
         if isinstance(template, str):

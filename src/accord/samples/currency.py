@@ -195,10 +195,11 @@ class CurrencyAgent(accord.AgentExecutor):
 
     async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
         task = accord.TaskUpdater(context, events)
+        first_turn = context.is_new_task  # read before the first event creates the task
         earlier, asked = pending(context)
         await task.start_work("Reading your request")
         said = await read_request(context.text, asked)
-        if context.is_new_task and said.is_empty:
+        if first_turn and said.is_empty:
             await task.reject(
                 'I can only convert between currencies, for example "How much is 100 USD in EUR?"'
             )

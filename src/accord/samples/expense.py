@@ -151,12 +151,14 @@ class ExpenseAgent(accord.AgentExecutor):
 
     async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
         task = accord.TaskUpdater(context, events)
+        first_turn = context.is_new_task  # read before the first event creates the task
+        earlier = earlier_values(context)
         await task.start_work()
         submitted = submitted_values(context.message)
-        values = {**earlier_values(context), **await understand(context.text), **submitted}
+        values = {**earlier, **await understand(context.text), **submitted}
         values = {name: value for name, value in values.items() if value not in (None, "")}
         errors = EXPENSE_FORM.errors(values)
-        if not submitted and context.is_new_task:  # the form first, filled as far as we can
+        if first_turn and not submitted:  # the form first, filled in as far as we can
             await task.requires_input(
                 [TextPart(text="Please check and complete this form."), form_part(values, {})]
             )
