@@ -76,7 +76,7 @@ PURPOSE = re.compile(r"\bfor (?:an? |the |my )?(?P<purpose>[a-z][a-z ]{2,60}?)(?
 def read_fields(text: str) -> Json:
     """The form values a sentence states, by rules."""
     fields: Json = {}
-    money = parse_money(text)
+    money = parse_money(DATE.sub(" ", text))  # a date's digits are no amount
     if money.amount is not None:
         fields["amount"] = money.amount
     if money.source is not None:
