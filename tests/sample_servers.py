@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -105,6 +106,7 @@ class FakeChat:
     def __init__(self, replies: Sequence[Json]) -> None:
         self.replies = list(replies)
         self.requests: list[Json] = []
+        self.authorizations: list[str | None] = []
 
     @staticmethod
     def text(content: str) -> Json:
@@ -118,13 +120,16 @@ class FakeChat:
 
     async def complete(self, request: Request) -> JSONResponse:
         self.requests.append(await request.json())
+        self.authorizations.append(request.headers.get("authorization"))
         if not self.replies:
             return JSONResponse({"error": {"message": "no more scripted replies"}}, 500)
         return JSONResponse({"choices": [{"index": 0, "message": self.replies.pop(0)}]})
 
     @contextmanager
-    def serving(self) -> Iterator[str]:
-        """Serve the fake; yields the API base URL to put in ACCORD_LLM_BASE_URL."""
+    def configured(self, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+        """Serve the fake and make it the samples' model; yields its API base URL."""
         app = Starlette(routes=[Route("/v1/chat/completions", self.complete, methods=["POST"])])
         with serve_app(app) as base_url:
+            monkeypatch.setenv("ACCORD_LLM_BASE_URL", base_url + "/v1")
+            monkeypatch.setenv("ACCORD_LLM_MODEL", "test-model")
             yield base_url + "/v1"

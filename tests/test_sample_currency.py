@@ -150,9 +150,7 @@ async def test_an_unreachable_rates_service_fails_the_task_saying_so(
 
 async def test_a_configured_model_reads_the_request(monkeypatch: pytest.MonkeyPatch) -> None:
     chat = FakeChat([FakeChat.text('{"amount": 7, "source": "GBP", "target": "JPY"}')])
-    with chat.serving() as model_url:
-        monkeypatch.setenv("ACCORD_LLM_BASE_URL", model_url)
-        monkeypatch.setenv("ACCORD_LLM_MODEL", "test-model")
+    with chat.configured(monkeypatch):
         monkeypatch.setenv("ACCORD_LLM_API_KEY", "secret")
         async with talk_to(currency.agent) as client:
             done = finished(await client.send("seven quid in yen, please"))
@@ -160,6 +158,7 @@ async def test_a_configured_model_reads_the_request(monkeypatch: pytest.MonkeyPa
     record = data_of(done.artifacts[0])
     assert (record["amount"], record["source"], record["target"]) == (7, "GBP", "JPY")
     [request] = chat.requests
+    assert chat.authorizations == ["Bearer secret"]
     assert request["model"] == "test-model"
     messages: list[Json] = request["messages"]
     assert messages[-1] == {"role": "user", "content": "seven quid in yen, please"}

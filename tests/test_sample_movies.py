@@ -122,9 +122,7 @@ async def test_a_configured_model_runs_the_tool_loop(monkeypatch: pytest.MonkeyP
             FakeChat.text("Ridley Scott directed Alien (1979)."),
         ]
     )
-    with chat.serving() as model_url:
-        monkeypatch.setenv("ACCORD_LLM_BASE_URL", model_url)
-        monkeypatch.setenv("ACCORD_LLM_MODEL", "test-model")
+    with chat.configured(monkeypatch):
         async with talk_to(movies.agent) as client:
             task = finished(await client.send("Who made Alien?"))
     assert task.artifacts is not None
@@ -144,9 +142,7 @@ async def test_a_configured_model_runs_the_tool_loop(monkeypatch: pytest.MonkeyP
 
 async def test_rules_answer_when_the_model_breaks_off(monkeypatch: pytest.MonkeyPatch) -> None:
     chat = FakeChat([FakeChat.tool_call("search", query="alien")])  # then errors
-    with chat.serving() as model_url:
-        monkeypatch.setenv("ACCORD_LLM_BASE_URL", model_url)
-        monkeypatch.setenv("ACCORD_LLM_MODEL", "test-model")
+    with chat.configured(monkeypatch):
         async with talk_to(movies.agent) as client:
             task = finished(await client.send("Who directed Alien?"))
     assert task.artifacts is not None

@@ -209,7 +209,6 @@ agent = accord.Agent(
             ),
             tags=["code", "streaming", "files"],
             examples=["a CLI todo app in python", "a todo app in javascript", "a web page"],
-            output_modes=["text/plain", *sorted(set(MIME_TYPES.values()))],
         )
     ],
     input_modes=["text/plain"],

@@ -256,7 +256,6 @@ agent = accord.Agent(
             ),
             tags=["currency", "exchange rates", "multi-turn"],
             examples=["How much is 100 USD in EUR?", "convert 250 pounds to yen", "50 CHF"],
-            output_modes=["text/plain", "application/json"],
         )
     ],
     input_modes=["text/plain"],

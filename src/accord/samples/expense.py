@@ -204,8 +204,6 @@ agent = accord.Agent(
                 "Please reimburse my taxi to the airport, 42.50 EUR on 2025-03-14",
                 '{"date": "2025-03-14", "amount": 42.5, "currency": "EUR", "purpose": "taxi"}',
             ],
-            input_modes=["text/plain", "application/json"],
-            output_modes=["text/plain", "application/json"],
         )
     ],
     input_modes=["text/plain", "application/json"],

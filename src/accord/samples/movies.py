@@ -197,7 +197,6 @@ agent = accord.Agent(
             ),
             tags=["movies", "tools", "citations"],
             examples=["Who directed Alien?", "Who starred in The Matrix?", "Films by Spielberg"],
-            output_modes=["text/plain", "application/json"],
         )
     ],
     input_modes=["text/plain"],
