@@ -10,6 +10,7 @@ import pytest
 from google.protobuf import json_format
 
 from accord import Agent, create_app
+from accord.core.call_context import CallContext
 from accord.errors import InvalidParams
 from accord.extensions import (
     TIMING_URI,
@@ -21,7 +22,6 @@ from accord.extensions import (
 from accord.grpc.generated.v1_0 import a2a_pb2 as pb
 from accord.grpc.generated.v1_0 import a2a_pb2_grpc as pb_rpc
 from accord.samples.echo import agent as echo
-from accord.server.call_context import CallContext
 from accord.types import MessageSendParams, TransportProtocol
 from agents_for_tests import GatedStreamer
 from rest import connect_rest

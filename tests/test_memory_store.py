@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from accord.runtime.records import EventRecord
+from accord.core.records import EventRecord
 from accord.store import InMemoryTaskStore, TaskQuery
 from accord.types import Artifact, Task, TaskState, TaskStatus, TextPart, new_id
 from test_store_conformance import make_task, moved

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, event, insert, inspect, select, text
 
-from accord.runtime.push import TASK_SNAPSHOTS
-from accord.runtime.records import EventRecord
+from accord.core.push import TASK_SNAPSHOTS
+from accord.core.records import EventRecord
 from accord.store import InMemoryTaskStore, StaleTaskError, TaskStore, open_store
 from accord.store.sql import SchemaVersionError, SqlTaskStore, create_sql_engine, sql_url, upgrade
 from accord.store.sql.migrations import (

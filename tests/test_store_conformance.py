@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from accord.core.push import TASK_SNAPSHOTS, PushTarget
+from accord.core.records import EventRecord
 from accord.errors import InvalidParams
-from accord.runtime.push import TASK_SNAPSHOTS, PushTarget
-from accord.runtime.records import EventRecord
 from accord.store import CleanupReport, Retention, StaleTaskError, TaskQuery, TaskStore
 from accord.types import (
     Artifact,

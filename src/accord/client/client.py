@@ -16,9 +16,8 @@ from accord.client.interfaces import select_interface
 from accord.client.messages import send_params, user_message
 from accord.client.transports import TRANSPORTS, Transport, open_transport
 from accord.codecs.base import ClientCall
+from accord.core.query import DEFAULT_PAGE_SIZE, ListTasksParams, TaskPage, TaskQuery
 from accord.errors import A2AClientError
-from accord.server.service import ListTasksParams
-from accord.store.query import DEFAULT_PAGE_SIZE, TaskPage, TaskQuery
 from accord.types import (
     AgentCard,
     AgentInterface,

@@ -5,11 +5,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from accord.codecs.versions import ProtocolVersion
+from accord.core.call_context import CallContext
+from accord.core.operations import Operations
 from accord.errors import A2AError, InvalidParams
 from accord.types import (
     AgentCard,
@@ -25,11 +27,9 @@ from accord.types import (
     TaskQueryParams,
 )
 
-if TYPE_CHECKING:
-    from accord.server.call_context import CallContext
-    from accord.server.service import A2AService
-
-    Operation = Callable[[A2AService], Callable[[Any, CallContext], Awaitable[Any]]]
+Operation = Callable[[Operations], Callable[[Any, CallContext], Awaitable[Any]]]
+"""What a method runs, given the operations: usually one of them (`lambda ops: ops.get_task`),
+or a version's adaptation of them (0.1's send starts tasks under the ids its clients choose)."""
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 P = TypeVar("P")
@@ -38,11 +38,12 @@ R = TypeVar("R")
 
 @dataclass(frozen=True, slots=True)
 class Method:
-    """One JSON-RPC method of a protocol version.
+    """One operation as a protocol version carries it (a JSON-RPC method, a route, an RPC).
 
-    `decode` turns the `params` member (None when absent) into the canonical parameters of
-    `operation`, raising InvalidParams that name the field; `encode` turns the operation's
-    result into the JSON of the `result` member — for a streaming method, one EventRecord.
+    `operation` picks the coroutine it runs from the `Operations`; `decode` turns the
+    request's params (None when absent) into that coroutine's canonical parameters, raising
+    InvalidParams that name the field; `encode` turns its result into the JSON of the
+    response — for a streaming method, of one EventRecord.
     """
 
     operation: Operation

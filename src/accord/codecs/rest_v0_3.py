@@ -43,7 +43,7 @@ from accord.codecs.v1_0 import (
     task_id_request,
 )
 from accord.codecs.versions import ProtocolVersion
-from accord.runtime.records import EventRecord
+from accord.core.records import EventRecord
 from accord.types import (
     A2AModel,
     AgentCard,

@@ -22,9 +22,8 @@ from accord.codecs.base import (
 )
 from accord.codecs.v0_3 import error_from_object, legacy_error
 from accord.codecs.versions import ProtocolVersion
+from accord.core.records import EventRecord, close_stream
 from accord.errors import A2AClientError, A2AError
-from accord.runtime.records import EventRecord
-from accord.server.sse import close_stream
 from accord.types import (
     A2AModel,
     GetTaskPushNotificationConfigParams,
@@ -48,8 +47,8 @@ from accord.types import (
 )
 
 if TYPE_CHECKING:
-    from accord.server.call_context import CallContext
-    from accord.server.service import A2AService
+    from accord.core.call_context import CallContext
+    from accord.core.operations import Operations
 
     Follow = Callable[[Any, CallContext], Awaitable[AsyncIterator[EventRecord]]]
 
@@ -299,12 +298,12 @@ def stream_result(record: EventRecord) -> bytes:
     return record.encodings[STREAM_ENCODING]
 
 
-# --- operations: the service's, adapted to what 0.1 means --------------------------------------
+# --- operations: the common ones, adapted to what 0.1 means -------------------------------------
 
 
-def _send(service: A2AService) -> Callable[[MessageSendParams, CallContext], Awaitable[Task]]:
+def _send(operations: Operations) -> Callable[[MessageSendParams, CallContext], Awaitable[Task]]:
     async def send(params: MessageSendParams, call: CallContext) -> Task:
-        result = await service.send_message(params, call, create_if_missing=True)
+        result = await operations.send_message(params, call, create_if_missing=True)
         return result if isinstance(result, Task) else _replied(params.message, result)
 
     return send
@@ -318,22 +317,22 @@ def _replied(request: Message, reply: Message) -> Task:
     return Task(id=request.task_id, context_id=context_id, status=status, history=[request])
 
 
-def _send_subscribe(service: A2AService) -> Follow:
+def _send_subscribe(operations: Operations) -> Follow:
     async def send_subscribe(
         params: MessageSendParams, call: CallContext
     ) -> AsyncIterator[EventRecord]:
-        records = await service.stream_message(params, call, create_if_missing=True)
+        records = await operations.stream_message(params, call, create_if_missing=True)
         return _rendered(records, EventRenderer())
 
     return send_subscribe
 
 
-def _resubscribe(service: A2AService) -> Follow:
+def _resubscribe(operations: Operations) -> Follow:
     async def resubscribe(params: TaskIdParams, call: CallContext) -> AsyncIterator[EventRecord]:
         # A stream resumed after Last-Event-ID replays the events it missed without the task,
         # whose artifacts the renderer must know to number new ones: it starts from the task.
-        task = await service.get_task(TaskQueryParams(id=params.id, history_length=0), call)
-        return _rendered(await service.resubscribe(params, call), EventRenderer(task))
+        task = await operations.get_task(TaskQueryParams(id=params.id, history_length=0), call)
+        return _rendered(await operations.resubscribe(params, call), EventRenderer(task))
 
     return resubscribe
 

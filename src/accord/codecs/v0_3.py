@@ -21,8 +21,8 @@ from accord.codecs.base import (
     validated,
 )
 from accord.codecs.versions import ProtocolVersion
+from accord.core.records import EventRecord
 from accord.errors import A2AError, ExtensionSupportRequired, InvalidRequest
-from accord.runtime.records import EventRecord
 from accord.types import (
     A2AModel,
     AgentCard,

@@ -22,17 +22,17 @@ from accord.codecs.base import (
     validated,
 )
 from accord.codecs.versions import ProtocolVersion
-from accord.errors import A2AError, InvalidParams
-from accord.runtime.push import PushFormat, register_push_format
-from accord.runtime.records import EventRecord
-from accord.server.service import ListTasksParams
-from accord.store.query import (
+from accord.core.push import PushFormat, register_push_format
+from accord.core.query import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
+    ListTasksParams,
     TaskPage,
     TaskQuery,
     parse_timestamp,
 )
+from accord.core.records import EventRecord
+from accord.errors import A2AError, InvalidParams
 from accord.types import (
     A2AModel,
     AgentCard,

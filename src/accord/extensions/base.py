@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from accord.types import AgentExtension, Message, MessageSendParams, Task, TaskIdParams
 
 if TYPE_CHECKING:
-    from accord.runtime.records import StreamItem
-    from accord.server.call_context import CallContext
+    from accord.core.call_context import CallContext
+    from accord.core.records import StreamItem
 
 ExtensionMethod = Callable[[Any, "CallContext"], Awaitable[Any]]
 """A JSON-RPC method an extension adds: (raw params, call) -> JSON-serializable result."""

@@ -23,8 +23,8 @@ from accord.extensions.base import Extension, ExtensionMethod
 from accord.types import Message, MessageSendParams, Metadata, Task, TaskIdParams, utc_now
 
 if TYPE_CHECKING:
-    from accord.runtime.records import StreamItem
-    from accord.server.call_context import CallContext
+    from accord.core.call_context import CallContext
+    from accord.core.records import StreamItem
 
 TIMING_URI = "urn:accord:ext:timing:v1"
 

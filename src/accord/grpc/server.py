@@ -14,15 +14,13 @@ from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, 
 from pydantic_core import from_json
 from starlette.datastructures import Headers
 
-from accord.codecs import VERSION_HEADER, check_named_version
 from accord.codecs.rest import http_status
 from accord.codecs.v1_0 import error_details
+from accord.core import Inbound
+from accord.core.records import EventRecord, close_stream
 from accord.errors import A2AError, InternalError
 from accord.grpc.services import GRPC_SERVICES, GrpcService
-from accord.runtime import EventRecord
-from accord.server.call_context import CallContext
-from accord.server.service import A2AService
-from accord.server.sse import close_stream
+from accord.server.pipeline import Reply, RequestPipeline, Target
 
 log = logging.getLogger("accord.server")
 
@@ -30,15 +28,15 @@ _STATUS_DETAILS = "grpc-status-details-bin"
 
 
 class GrpcBinding:
-    """The gRPC method handlers of every version's A2AService, calling one `A2AService`.
+    """The gRPC method handlers of every version's A2AService, over one request pipeline.
 
-    `a2a-version` metadata is checked against the service called (a missing one is served in
-    the service's version); `a2a-extensions` activates extensions. `base_url` is where the
-    HTTP bindings are, for the cards this binding returns.
+    The service called says the version (`a2a-version` metadata is checked against it by the
+    pipeline; `a2a-extensions` activates extensions). `base_url` is where the HTTP bindings
+    are, for the cards this binding returns.
     """
 
-    def __init__(self, service: A2AService, base_url: str) -> None:
-        self.service = service
+    def __init__(self, pipeline: RequestPipeline, base_url: str) -> None:
+        self.pipeline = pipeline
         self.base_url = base_url
 
     def handlers(self) -> list[grpc.GenericRpcHandler]:
@@ -58,35 +56,22 @@ class GrpcBinding:
         request_type = message_factory.GetMessageClass(rpc.input_type)
         response_type = message_factory.GetMessageClass(rpc.output_type)
         method = spec.methods[rpc.name]
+        target = Target(method, spec.version, kind="RPC", hint=spec.hint)
+        name = f"{spec.name}/{rpc.name}"
 
-        async def start(request: ProtoMessage, context: grpc.aio.ServicerContext) -> Any:
+        async def start(request: ProtoMessage, context: grpc.aio.ServicerContext) -> Reply:
             metadata = _metadata(context)
-            check_named_version(
-                spec.version,
-                metadata.get(VERSION_HEADER) or None,
-                f"{spec.name}/{rpc.name}",
-                kind="RPC",
-                hint=spec.hint,
+            fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
+            inbound = Inbound(
+                "GRPC", name, metadata, peer=context.peer(), tenant=fields.get("tenant") or None
             )
-            activation = self.service.activate_extensions(metadata)
+            reply = await self.pipeline.run(inbound, target, fields, base_url=self.base_url)
             await context.send_initial_metadata(
-                [
-                    (name.lower(), value)
-                    for name, value in {
-                        VERSION_HEADER: spec.version.value,
-                        **activation.response_headers(),
-                    }.items()
-                ]
+                [(header.lower(), value) for header, value in reply.headers.items()]
             )
-            request_fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
-            params = method.decode(request_fields)
-            call = CallContext(
-                base_url=self.base_url,
-                headers=metadata,
-                tenant=request_fields.get("tenant") or None,
-                extensions=activation.active,
-            )
-            return await method.operation(self.service)(params, call)
+            if reply.error is not None:
+                raise reply.error
+            return reply
 
         def response(encoded: bytes) -> ProtoMessage:
             return json_format.ParseDict(
@@ -95,7 +80,9 @@ class GrpcBinding:
 
         async def unary(request: ProtoMessage, context: grpc.aio.ServicerContext) -> Any:
             try:
-                return response(method.encode(await start(request, context)))
+                reply = await start(request, context)
+                assert reply.body is not None
+                return response(reply.body)
             except Exception as exc:
                 await _abort(context, exc)
 
@@ -104,7 +91,8 @@ class GrpcBinding:
         ) -> AsyncIterator[ProtoMessage]:
             records: AsyncIterator[EventRecord] | None = None
             try:
-                records = await start(request, context)
+                records = (await start(request, context)).records
+                assert records is not None
                 async for record in records:
                     if record.error is not None:
                         raise record.error

@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import ClassVar
 
-from accord.runtime.records import EventRecord
+from accord.core.records import EventRecord
 
 
 class Subscription(AsyncIterator[EventRecord]):

@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from accord.core.records import EventRecord
 from accord.errors import A2AError
 from accord.runtime.bus import EventBus
-from accord.runtime.records import EventRecord
 from accord.types import JSONRPCError, adapters, new_id
 
 log = logging.getLogger("accord.bus")

@@ -12,6 +12,9 @@ from pydantic_core import PydanticSerializationError
 
 from accord.agents.context import RequestContext
 from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
+from accord.core.push import TASK_SNAPSHOTS, PushTarget
+from accord.core.query import RUNNING_STATES
+from accord.core.records import EventRecord
 from accord.errors import (
     A2AError,
     InvalidAgentResponse,
@@ -21,11 +24,9 @@ from accord.errors import (
     UnsupportedOperation,
 )
 from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
-from accord.runtime.push import TASK_SNAPSHOTS, PushSender, PushTarget
-from accord.runtime.records import EventRecord
+from accord.runtime.push import PushSender
 from accord.runtime.state_machine import TaskChange, apply_event, is_final, new_task
 from accord.store import InMemoryTaskStore, StoredTask, TaskStore
-from accord.store.query import RUNNING_STATES
 from accord.types import (
     Message,
     MessageSendParams,

@@ -18,6 +18,7 @@ from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCar
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
+from accord.server.pipeline import RequestPipeline
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
 from accord.server.service import A2AService
@@ -68,8 +69,9 @@ def create_app(
     for rest_codec in REST_CODECS:
         interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
+    pipeline = RequestPipeline(service, agent.extensions)
     card = AgentCardEndpoint(agent, interfaces)
-    rpc = JsonRpcBinding(service, max_body_bytes=max_body_bytes)
+    rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -85,7 +87,7 @@ def create_app(
             from accord.grpc.server import GrpcBinding, start_server
             from accord.grpc.services import GRPC_SERVICES
 
-            binding = GrpcBinding(service, public_url or "http://localhost/")
+            binding = GrpcBinding(pipeline, public_url or "http://localhost/")
             grpc_server, bound = await start_server(binding, grpc_host, grpc_port)
             versions = [spec.version.value for spec in GRPC_SERVICES]
             interfaces.add(TransportProtocol.GRPC, versions, port=bound)
@@ -101,7 +103,7 @@ def create_app(
     routes: list[BaseRoute] = [Route(path, card.public, methods=["GET"]) for path in CARD_PATHS]
     routes.append(Route(EXTENDED_CARD_PATH, card.extended, methods=["GET"]))
     routes.append(Route("/", rpc.handle, methods=["POST"]))
-    routes.extend(RestBinding(service, max_body_bytes=max_body_bytes).routes())
+    routes.extend(RestBinding(pipeline, max_body_bytes=max_body_bytes).routes())
     routes.extend(agent.routes)
     app = Starlette(
         routes=routes,
@@ -111,4 +113,5 @@ def create_app(
     )
     app.state.runtime = runtime
     app.state.service = service
+    app.state.pipeline = pipeline
     return app

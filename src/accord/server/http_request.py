@@ -65,6 +65,12 @@ def last_event_id(request: Request) -> int | None:
     return int(value)
 
 
+def peer_address(scope: Scope) -> str | None:
+    """The client's `host:port`, as the server saw the connection."""
+    client = scope.get("client")
+    return f"{client[0]}:{client[1]}" if client else None
+
+
 class IndexedHeaders(Headers):
     """Starlette's request headers, looked up in a dict rather than by scanning the list.
 

@@ -15,21 +15,13 @@ from accord.codecs import JSONRPC_CODECS as CODECS
 from accord.codecs import (
     VERSION_HEADER,
     JsonRpcCodec,
-    Method,
-    check_named_version,
+    ProtocolVersion,
     jsonrpc_codec_of,
     named_version,
     version_hint,
 )
-from accord.errors import (
-    A2AError,
-    InternalError,
-    InvalidParams,
-    InvalidRequest,
-    MethodNotFound,
-    ParseError,
-)
-from accord.server.call_context import CallContext
+from accord.core import Inbound
+from accord.errors import A2AError, InternalError, InvalidRequest, MethodNotFound, ParseError
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     BodyTooLarge,
@@ -37,11 +29,12 @@ from accord.server.http_request import (
     WrongContentType,
     check_content_type,
     last_event_id,
+    peer_address,
     read_body,
 )
-from accord.server.service import A2AService
+from accord.server.pipeline import RequestPipeline, Target
 from accord.server.sse import record_frames, sse_event, sse_response
-from accord.types import A2AModel, JsonRpcId
+from accord.types import JsonRpcId
 
 log = logging.getLogger("accord.server")
 
@@ -52,20 +45,22 @@ _NO_QUERY: Mapping[str, str] = {}
 class JsonRpcBinding:
     """The Starlette endpoint answering the JSON-RPC methods of every A2A version on one URL.
 
-    The method name picks the version's codec (see docs/versions.md); the service behind it
-    is the same for all of them.
+    The method name picks the version's codec (see docs/versions.md); everything after that
+    is the request pipeline's, the same for every binding. This binding frames: the
+    envelope, its id and the SSE events of the streaming methods.
     """
 
-    def __init__(self, service: A2AService, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES):
-        self.service = service
+    def __init__(
+        self, pipeline: RequestPipeline, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    ) -> None:
+        self.pipeline = pipeline
         self.max_body_bytes = max_body_bytes
+        self._targets: dict[tuple[ProtocolVersion, str], Target] = {}
 
     async def handle(self, request: Request) -> Response:
         request_id: JsonRpcId = None
-        extension_headers: dict[str, str] = {}
         headers = request.headers
         query = request.query_params if request.scope.get("query_string") else _NO_QUERY
-        named = named_version(headers, query)
         # Errors before the method is known are shaped as the version the request names.
         codec = CODECS[version_hint(headers, query)]
         try:
@@ -73,46 +68,61 @@ class JsonRpcBinding:
             call = _parse_object(await read_body(request, self.max_body_bytes))
             request_id = _request_id(call)
             method_name = _method(call)
-            activation = self.service.activate_extensions(headers)
-            extension_headers = activation.response_headers()
-            context = CallContext(
-                base_url=lambda: str(request.base_url),
-                headers=headers,
-                last_event_id=last_event_id(request),
-                extensions=activation.active,
+            codec, target = self._target(method_name, named_version(headers, query), codec)
+            inbound = Inbound(
+                "JSONRPC", method_name, headers, query, peer=peer_address(request.scope)
             )
-            found = jsonrpc_codec_of(method_name, named)
-            if found is None:
-                added = self.service.extension_method(method_name)
-                if added is None:
-                    raise MethodNotFound(
-                        f"method {method_name!r} does not exist; see the A2A method list"
-                    )
-                result = await added(call.get("params"), context)
-                body = _success(_id_json(request_id), _plain_json(result))
-                return _json_response(body, codec, headers=extension_headers)
-            codec, method = found, found.methods[method_name]
-            check_named_version(codec.version, named, method_name)
-            params = _decode(method, call.get("params"), method_name)
-            result = await method.operation(self.service)(params, context)
-            if not method.streaming:
-                body = _success(_id_json(request_id), method.encode(result))
-                return _json_response(body, codec, headers=extension_headers)
+            reply = await self.pipeline.run(
+                inbound,
+                target,
+                call.get("params"),
+                base_url=lambda: str(request.base_url),
+                last_event_id=last_event_id(request) if target.method.streaming else None,
+            )
         except A2AError as exc:
             status = _HTTP_STATUS.get(type(exc), 200)
-            return _error_response(codec, request_id, exc, status, extension_headers)
+            return _error_response(codec, request_id, exc, {VERSION_HEADER: codec.version}, status)
         except ClientDisconnect:
             return Response(status_code=400)
         except Exception:
-            log.exception("unexpected error serving a JSON-RPC request")
-            return _error_response(codec, request_id, InternalError())
+            log.exception("unexpected error reading a JSON-RPC request")
+            return _error_response(
+                codec, request_id, InternalError(), {VERSION_HEADER: codec.version}
+            )
+        if reply.error is not None:
+            return _error_response(codec, request_id, reply.error, reply.headers)
         id_json = _id_json(request_id)
+        if reply.records is None:
+            assert reply.body is not None
+            return JsonResponse(_success(id_json, reply.body), 200, reply.headers)
+        encode = target.method.encode
         frames = record_frames(
-            result,
-            lambda record: _success(id_json, method.encode(record)),
+            reply.records,
+            lambda record: _success(id_json, encode(record)),
             lambda error: sse_event(_error_json(codec, id_json, error)),
         )
-        return sse_response(frames, {VERSION_HEADER: codec.version, **extension_headers})
+        return sse_response(frames, reply.headers)
+
+    def _target(
+        self, method_name: str, named: str | None, hint: JsonRpcCodec
+    ) -> tuple[JsonRpcCodec, Target]:
+        """The codec and target of `method_name` (a version's, else an extension's)."""
+        codec = jsonrpc_codec_of(method_name, named)
+        if codec is None:
+            added = self.pipeline.extension_method(method_name)
+            if added is None:
+                raise MethodNotFound(
+                    f"method {method_name!r} does not exist; see the A2A method list"
+                )
+            return hint, Target(added, hint.version, versioned=False)
+        key = (codec.version, method_name)
+        target = self._targets.get(key)
+        if target is None:
+            method = codec.methods[method_name]
+            target = self._targets[key] = Target(
+                method, codec.version, label=f"params for {method_name}"
+            )
+        return codec, target
 
 
 def _parse_object(body: bytes) -> dict[str, Any]:
@@ -145,13 +155,6 @@ def _method(call: dict[str, Any]) -> str:
     return method
 
 
-def _decode(method: Method, params: Any, name: str) -> Any:
-    try:
-        return method.decode(params)
-    except InvalidParams as exc:
-        raise InvalidParams(f"invalid params for {name}: {exc.message}", data=exc.data) from None
-
-
 def _id_json(request_id: JsonRpcId) -> bytes:
     if type(request_id) is int:  # the usual id, without the JSON encoder's setup
         return str(request_id).encode()
@@ -166,28 +169,12 @@ def _error_json(codec: JsonRpcCodec, id_json: bytes, error: A2AError) -> bytes:
     return b'{"jsonrpc":"2.0","id":' + id_json + b',"error":' + codec.error(error) + b"}"
 
 
-def _plain_json(result: Any) -> bytes:
-    """The JSON of an extension method's result (protocol objects in their wire form)."""
-    if isinstance(result, A2AModel):
-        return result.to_json()
-    return json.dumps(result, separators=(",", ":")).encode()
-
-
-def _json_response(
-    body: bytes,
-    codec: JsonRpcCodec,
-    status_code: int = 200,
-    headers: Mapping[str, str] | None = None,
-) -> Response:
-    return JsonResponse(body, status_code, {VERSION_HEADER: codec.version, **(headers or {})})
-
-
 def _error_response(
     codec: JsonRpcCodec,
     request_id: JsonRpcId,
     error: A2AError,
+    headers: Mapping[str, str],
     status_code: int = 200,
-    headers: Mapping[str, str] | None = None,
 ) -> Response:
     body = _error_json(codec, _id_json(request_id), error)
-    return _json_response(body, codec, status_code, headers)
+    return JsonResponse(body, status_code, headers)

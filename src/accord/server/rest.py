@@ -14,7 +14,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from accord.codecs import VERSION_HEADER, ProtocolVersion, check_named_version, named_version
+from accord.codecs import VERSION_HEADER, ProtocolVersion
 from accord.codecs.rest import (
     JSON_MEDIA_TYPES,
     RestCodec,
@@ -24,16 +24,15 @@ from accord.codecs.rest import (
 )
 from accord.codecs.rest_v0_3 import REST_V0_3
 from accord.codecs.rest_v1_0 import REST_V1_0
+from accord.core import Inbound
+from accord.core.records import EventRecord, close_stream
 from accord.errors import (
     A2AError,
     InternalError,
-    InvalidParams,
     InvalidRequest,
     MethodNotFound,
     ParseError,
 )
-from accord.runtime import EventRecord
-from accord.server.call_context import CallContext
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     JSON,
@@ -41,10 +40,11 @@ from accord.server.http_request import (
     WrongContentType,
     check_content_type,
     last_event_id,
+    peer_address,
     read_body,
 )
-from accord.server.service import A2AService
-from accord.server.sse import close_stream, record_frames, sse_event, sse_response
+from accord.server.pipeline import RequestPipeline, Target
+from accord.server.sse import record_frames, sse_event, sse_response
 
 log = logging.getLogger("accord.server")
 
@@ -91,8 +91,10 @@ class RestBinding:
     is the same as JSON-RPC's.
     """
 
-    def __init__(self, service: A2AService, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES):
-        self.service = service
+    def __init__(
+        self, pipeline: RequestPipeline, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    ) -> None:
+        self.pipeline = pipeline
         self.max_body_bytes = max_body_bytes
 
     def routes(self) -> list[Route]:
@@ -115,14 +117,26 @@ class RestBinding:
         return routes
 
     def _endpoint(self, codec: RestCodec, by_verb: Mapping[str, RestRoute]) -> Endpoint:
+        targets = {
+            verb: Target(
+                route.method,
+                codec.version,
+                kind="route",
+                hint=codec.hint,
+                label=f"{route.name} request",
+            )
+            for verb, route in by_verb.items()
+        }
+
         async def endpoint(request: Request) -> Response:
             verb = "GET" if request.method == "HEAD" else request.method
-            return await self._serve(request, codec, by_verb[verb])
+            return await self._serve(request, codec, by_verb[verb], targets[verb])
 
         return endpoint
 
-    async def _serve(self, request: Request, codec: RestCodec, route: RestRoute) -> Response:
-        method = route.method
+    async def _serve(
+        self, request: Request, codec: RestCodec, route: RestRoute, target: Target
+    ) -> Response:
         try:
             path = dict(request.path_params)
             tenant = path.pop("tenant", None)
@@ -131,28 +145,28 @@ class RestBinding:
                     f"there is no A2A route {request.method} {request.url.path}; /{tenant}/ "
                     "holds the A2A 0.3 routes (a tenant cannot be named so)"
                 )
-            check_named_version(
-                codec.version,
-                named_version(request.headers, request.query_params),
-                f"{request.method} {codec.prefix}{route.path}",
-                kind="route",
-                hint=codec.hint,
-            )
-            activation = self.service.activate_extensions(request.headers)
-            headers = {VERSION_HEADER: codec.version, **activation.response_headers()}
             fields = {**await self._fields(request), **path}
-            params = _decode(route, fields)
-            context = CallContext(
-                base_url=lambda: str(request.base_url),
-                headers=request.headers,
-                last_event_id=last_event_id(request) if method.streaming else None,
+            inbound = Inbound(
+                "HTTP+JSON",
+                f"{request.method} {codec.prefix}{route.path}",
+                request.headers,
+                request.query_params,
+                peer=peer_address(request.scope),
                 tenant=tenant or _tenant_field(fields),
-                extensions=activation.active,
             )
-            result = await method.operation(self.service)(params, context)
-            if not method.streaming:
-                return Response(method.encode(result), headers=headers, media_type=codec.media_type)
-            records = await _opened(result)
+            streaming = route.method.streaming
+            reply = await self.pipeline.run(
+                inbound,
+                target,
+                fields,
+                base_url=lambda: str(request.base_url),
+                last_event_id=last_event_id(request) if streaming else None,
+            )
+            if reply.error is not None:
+                raise reply.error
+            if reply.records is None:
+                return Response(reply.body, headers=reply.headers, media_type=codec.media_type)
+            records = await _opened(reply.records)
         except A2AError as exc:
             return _error_response(exc, codec.media_type, codec.version)
         except ClientDisconnect:
@@ -160,8 +174,8 @@ class RestBinding:
         except Exception:
             log.exception("unexpected error serving an HTTP+JSON request")
             return _error_response(InternalError(), codec.media_type, codec.version)
-        frames = record_frames(records, method.encode, _error_event)
-        return sse_response(frames, headers)
+        frames = record_frames(records, route.method.encode, _error_event)
+        return sse_response(frames, reply.headers)
 
     async def _fields(self, request: Request) -> dict[str, Any]:
         """The request's fields: its query parameters (GET, DELETE) or its JSON body (POST)."""
@@ -189,13 +203,6 @@ def _starlette_path(template: str) -> str:
 
 
 _PLAIN_FIELD = re.compile(r"\{(\w+)\}")
-
-
-def _decode(route: RestRoute, fields: dict[str, Any]) -> Any:
-    try:
-        return route.method.decode(fields)
-    except InvalidParams as exc:
-        raise InvalidParams(f"invalid {route.name} request: {exc.message}", data=exc.data) from None
 
 
 def _tenant_field(fields: Mapping[str, Any]) -> str | None:

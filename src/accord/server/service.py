@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncIterator
+from dataclasses import replace
 
 from accord.agents.agent import Agent
+from accord.core.call_context import CallContext
+from accord.core.push import TASK_SNAPSHOTS, PushTarget
+from accord.core.query import ListTasksParams, TaskPage
+from accord.core.records import EventRecord, close_stream
 from accord.errors import (
     AuthenticatedExtendedCardNotConfigured,
     ContentTypeNotSupported,
-    ExtensionSupportRequired,
     PushNotificationNotSupported,
     TaskNotFound,
     UnsupportedOperation,
 )
-from accord.extensions import Activation, ExtensionMethod, negotiate, requested_extensions
-from accord.runtime import EventRecord, Execution, TaskRuntime
-from accord.runtime.push import TASK_SNAPSHOTS, PushTarget
-from accord.server.call_context import CallContext
+from accord.runtime import Execution, TaskRuntime
 from accord.server.interfaces import ServedInterfaces
 from accord.server.media_types import any_accepted
-from accord.server.sse import close_stream
-from accord.store import TaskPage, TaskQuery
 from accord.types import (
     AgentCard,
     DeleteTaskPushNotificationConfigParams,
@@ -37,17 +35,9 @@ from accord.types import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ListTasksParams:
-    """Which tasks to list, and how much of each to return."""
-
-    query: TaskQuery = field(default_factory=TaskQuery)
-    history_length: int | None = None
-    include_artifacts: bool = False
-
-
 class A2AService:
-    """Every A2A operation, once: validation, agent capabilities, history trimming."""
+    """Every A2A operation, once (the `Operations` the codecs name): validation, agent
+    capabilities, history trimming."""
 
     def __init__(
         self, agent: Agent, runtime: TaskRuntime, interfaces: ServedInterfaces | None = None
@@ -56,7 +46,6 @@ class A2AService:
         self.runtime = runtime
         self.interfaces = interfaces if interfaces is not None else ServedInterfaces()
         self._template = agent.card("")
-        self._plain = negotiate(agent.extensions, ())
 
     async def send_message(
         self,
@@ -183,28 +172,6 @@ class A2AService:
                 "this agent has no authenticated extended card"
             )
         return self.interfaces.card(card, call.base_url)
-
-    def activate_extensions(self, headers: Mapping[str, str]) -> Activation:
-        """The agent's extensions a request activates by its headers (A2A-Extensions or
-        X-A2A-Extensions); ExtensionSupportRequired when it leaves out a required one."""
-        requested = requested_extensions(headers)
-        # Most requests ask for no extension: their activation is always the same.
-        activation = negotiate(self.agent.extensions, requested) if requested else self._plain
-        if activation.missing_required:
-            raise ExtensionSupportRequired(
-                "this agent requires the extension(s) "
-                f"{', '.join(activation.missing_required)}: activate them with the "
-                "A2A-Extensions header (X-A2A-Extensions for A2A 0.3)"
-            )
-        return activation
-
-    def extension_method(self, name: str) -> ExtensionMethod | None:
-        """The method an extension of the agent adds under `name`, if any."""
-        for extension in self.agent.extensions:
-            method = extension.methods.get(name)
-            if method is not None:
-                return method
-        return None
 
     async def _start(
         self,

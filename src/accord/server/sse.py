@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from starlette.responses import StreamingResponse
 from starlette.types import Message, Receive, Scope, Send
 
+from accord.core.records import EventRecord, close_stream
 from accord.errors import A2AError, InternalError
-from accord.runtime import EventRecord
 
 log = logging.getLogger("accord.server")
 
@@ -89,15 +89,6 @@ async def record_frames(
         yield error_event(InternalError())
     finally:
         await close_stream(records)
-
-
-async def close_stream(records: AsyncIterator[EventRecord]) -> None:
-    """Stop following a stream of records: `aclose` an async generator, `close` an Execution."""
-    close = getattr(records, "aclose", None) or getattr(records, "close", None)
-    if close is not None:
-        result = close()
-        if result is not None:
-            await result
 
 
 async def with_keepalive(

@@ -6,9 +6,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
 
-from accord.runtime.push import PushTarget
-from accord.runtime.records import EventRecord
-from accord.store.query import TaskPage, TaskQuery
+from accord.core.push import PushTarget
+from accord.core.query import TaskPage, TaskQuery
+from accord.core.records import EventRecord
 from accord.store.retention import CleanupReport
 from accord.types import Task
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from accord.runtime.push import PushTarget
-from accord.runtime.records import EventRecord
+from accord.core.push import PushTarget
+from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
+from accord.core.records import EventRecord
 from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
-from accord.store.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
 from accord.store.retention import CleanupReport, Retention
 from accord.types import Task
 

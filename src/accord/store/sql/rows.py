@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from accord.runtime.push import PushTarget
-from accord.runtime.records import EventRecord
+from accord.core.push import PushTarget
+from accord.core.query import status_time
+from accord.core.records import EventRecord
 from accord.store.base import StoredTask
-from accord.store.query import status_time
 from accord.store.sql.schema import tasks
 from accord.types import PushNotificationConfig, Task
 

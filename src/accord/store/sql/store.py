@@ -23,10 +23,10 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from accord.runtime.push import PushTarget
-from accord.runtime.records import EventRecord
+from accord.core.push import PushTarget
+from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery
+from accord.core.records import EventRecord
 from accord.store.base import Orphan, StoredTask, TaskStore
-from accord.store.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery
 from accord.store.retention import CleanupReport, Retention
 from accord.store.sql.batches import (
     ConnectionTarget,

@@ -43,6 +43,15 @@ class TaskPage:
     total_size: int = field(default=0)
 
 
+@dataclass(frozen=True, slots=True)
+class ListTasksParams:
+    """Which tasks to list, and how much of each to return."""
+
+    query: TaskQuery = field(default_factory=TaskQuery)
+    history_length: int | None = None
+    include_artifacts: bool = False
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Cursor:
     """A position in the listing order: after the task (`updated`, `task_id`)."""

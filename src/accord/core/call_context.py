@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from accord.core.principal import ANONYMOUS, Principal
+
 if TYPE_CHECKING:
     from accord.extensions.base import Extension
 
@@ -16,10 +18,10 @@ class CallContext:
     out, called only if an operation asks (most never do). `last_event_id` is the sequence
     number of the last event a reconnecting stream saw; `tenant` the tenant the request
     names (the `/{tenant}/...` form of an HTTP+JSON route); `extensions` the agent's
-    extensions this request activated.
+    extensions this request activated; `principal` who sent it, as authentication found.
     """
 
-    __slots__ = ("_base_url", "extensions", "headers", "last_event_id", "tenant")
+    __slots__ = ("_base_url", "extensions", "headers", "last_event_id", "principal", "tenant")
 
     def __init__(
         self,
@@ -28,12 +30,14 @@ class CallContext:
         last_event_id: int | None = None,
         tenant: str | None = None,
         extensions: tuple[Extension, ...] = (),
+        principal: Principal = ANONYMOUS,
     ) -> None:
         self._base_url = base_url
         self.headers: Mapping[str, str] = headers if headers is not None else {}
         self.last_event_id = last_event_id
         self.tenant = tenant
         self.extensions = extensions
+        self.principal = principal
 
     @property
     def base_url(self) -> str:
@@ -42,4 +46,7 @@ class CallContext:
         return self._base_url
 
     def __repr__(self) -> str:
-        return f"CallContext(base_url={self.base_url!r}, tenant={self.tenant!r})"
+        return (
+            f"CallContext(base_url={self.base_url!r}, tenant={self.tenant!r},"
+            f" principal={self.principal.id!r})"
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from accord.errors import A2AError
@@ -40,3 +41,12 @@ class EventRecord:
     @classmethod
     def failure(cls, task_id: str, error: A2AError) -> EventRecord:
         return cls(task_id, 0, None, True, b"", error)
+
+
+async def close_stream(records: AsyncIterator[EventRecord]) -> None:
+    """Stop following a stream of records: `aclose` an async generator, `close` an Execution."""
+    close = getattr(records, "aclose", None) or getattr(records, "close", None)
+    if close is not None:
+        result = close()
+        if result is not None:
+            await result
