@@ -9,7 +9,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from accord.samples import currency
-from accord.samples.currency import Conversion, parse
+from accord.samples.money import Conversion, parse
 from accord.samples.rates import offline_table
 from accord.types import TaskState
 from conftest import SchemaErrors

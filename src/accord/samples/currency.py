@@ -16,14 +16,13 @@ Rates come from the offline table shipped with accord, or from a live service
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from dataclasses import asdict, replace
+from typing import Literal
 
 import accord
 from accord.agents import EventSink
 from accord.samples import language
+from accord.samples.money import Conversion, from_json, parse
 from accord.samples.rates import RatesUnavailable, configured_rates, known_currencies
 from accord.types import AgentSkill, DataPart, TaskState, TextPart
 
@@ -38,106 +37,11 @@ MAX_AMOUNT = 1e12
 PENDING = "pendingConversion"
 """Status message metadata holding what a question's answer completes."""
 
-CURRENCY_NAMES = {
-    "dollar": "USD", "dollars": "USD", "bucks": "USD", "euro": "EUR", "euros": "EUR",
-    "yen": "JPY", "pound": "GBP", "pounds": "GBP", "sterling": "GBP", "franc": "CHF",
-    "francs": "CHF", "rupee": "INR", "rupees": "INR", "yuan": "CNY", "renminbi": "CNY",
-    "rand": "ZAR", "peso": "MXN", "pesos": "MXN", "zloty": "PLN", "lira": "TRY",
-    "baht": "THB", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "₩": "KRW",
-}  # fmt: skip
-ENGLISH_WORDS = {"try"}
-"""Lower-case words that are also currency codes but mean the word (TRY only when capitalised)."""
-TARGET_MARKERS = {"to", "in", "into"}
-SOURCE_MARKERS = {"from"}
-TOKENS = re.compile(r"(?P<number>-?\d[\d,]*(?:\.\d+)?)|(?P<word>[A-Za-z]+|[$€£¥₹₩])")
-
 INSTRUCTIONS = (
     "Read a currency conversion request. Answer with JSON: "
     '{"amount": number or null, "source": ISO 4217 code or null, "target": ISO 4217 code or '
     "null}. Use null for anything the text does not say."
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Conversion:
-    """What the user asked to convert; None where they have not said yet."""
-
-    amount: float | None = None
-    source: str | None = None
-    target: str | None = None
-
-    def updated(self, other: Conversion) -> Conversion:
-        """This request with what `other` says replacing what it said."""
-        return Conversion(
-            other.amount if other.amount is not None else self.amount,
-            other.source or self.source,
-            other.target or self.target,
-        )
-
-    @property
-    def is_empty(self) -> bool:
-        return self == Conversion()
-
-
-def parse(text: str, unmarked_first: Slot = "source") -> Conversion:
-    """Read a request by rules: the first number, currencies by code, name or symbol.
-
-    A currency after "to"/"in"/"into" is the target, after "from" the source; others fill
-    `unmarked_first` first (the slot just asked for), then the other slot.
-    """
-    amount: float | None = None
-    marked: dict[Slot, str] = {}
-    unmarked: list[str] = []
-    previous = ""
-    for match in TOKENS.finditer(text):
-        if match["number"] is not None:
-            if amount is None:
-                amount = float(match["number"].replace(",", ""))
-            previous = match["number"]
-            continue
-        word = match["word"]
-        code = _currency(word)
-        if code is not None:
-            slot: Slot | None = (
-                "target"
-                if previous.lower() in TARGET_MARKERS
-                else "source"
-                if previous.lower() in SOURCE_MARKERS
-                else None
-            )
-            if slot is not None and slot not in marked:
-                marked[slot] = code
-            else:
-                unmarked.append(code)
-        previous = word
-    order: list[Slot] = ["target", "source"] if unmarked_first == "target" else ["source", "target"]
-    for slot in order:
-        if slot not in marked and unmarked:
-            marked[slot] = unmarked.pop(0)
-    return Conversion(amount, marked.get("source"), marked.get("target"))
-
-
-def _currency(word: str) -> str | None:
-    if word.lower() in CURRENCY_NAMES:
-        return CURRENCY_NAMES[word.lower()]
-    if len(word) != 3:
-        return None
-    if word.isupper():  # an unknown code too: the user then hears there is no rate for it
-        return word
-    known = word.upper() in known_currencies() and word.lower() not in ENGLISH_WORDS
-    return word.upper() if known else None
-
-
-def from_model(answer: Mapping[str, Any]) -> Conversion:
-    """The model's JSON as a Conversion (ValueError when it is not what was asked for)."""
-    amount = answer.get("amount")
-    if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int | float)):
-        raise ValueError(f"amount {amount!r} is not a number")
-    codes = [answer.get(slot) for slot in ("source", "target")]
-    if any(code is not None and not isinstance(code, str) for code in codes):
-        raise ValueError(f"currencies {codes!r} are not codes")
-    source, target = (code.strip().upper() or None if code else None for code in codes)
-    return Conversion(float(amount) if amount is not None else None, source, target)
 
 
 async def read_request(text: str, asked: Slot | None) -> Conversion:
@@ -148,8 +52,8 @@ async def read_request(text: str, asked: Slot | None) -> Conversion:
     return await language.understand(
         text,
         instructions=instructions,
-        rules=lambda t: parse(t, asked if asked in ("source", "target") else "source"),
-        from_model=from_model,
+        rules=lambda t: parse(t, "target" if asked == "target" else "source"),
+        from_model=from_json,
     )
 
 
@@ -180,7 +84,7 @@ def pending(context: accord.RequestContext) -> tuple[Conversion, Slot | None]:
         return Conversion(), None
     asked = saved.get("asked")
     try:
-        request = from_model({slot: saved.get(slot) for slot in ("amount", "source", "target")})
+        request = from_json(saved)
     except ValueError:
         return Conversion(), None
     return request, asked if asked in QUESTIONS else None

@@ -25,8 +25,8 @@ from typing import Any
 import accord
 from accord.agents import EventSink
 from accord.samples import language
-from accord.samples.currency import parse as parse_money
 from accord.samples.forms import Form, FormField, Json
+from accord.samples.money import parse as parse_money
 from accord.samples.rates import known_currencies
 from accord.types import AgentSkill, DataPart, Message, TextPart, new_id, utc_now
 
