@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -58,9 +59,14 @@ async def test_card_validates_and_describes_the_skill(schema_errors: SchemaError
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=[t.id for t in TEMPLATES])
-def test_every_template_file_is_there(template: Template) -> None:
+def test_every_template_file_is_there_and_parses(template: Template) -> None:
     for path in template.paths:
-        assert template.source(path).strip(), path
+        source = template.source(path)
+        assert source.strip(), path
+        if path.endswith(".py"):
+            compile(source, path, "exec")
+        elif path.endswith(".json"):
+            json.loads(source)
 
 
 async def test_each_file_streams_in_order_as_chunks_that_join_into_the_file() -> None:

@@ -149,7 +149,8 @@ async def test_an_unreachable_rates_service_fails_the_task_saying_so(
 
 
 async def test_a_configured_model_reads_the_request(monkeypatch: pytest.MonkeyPatch) -> None:
-    chat = FakeChat([FakeChat.text('{"amount": 7, "source": "GBP", "target": "JPY"}')])
+    answer = 'Sure:\n```json\n{"amount": 7, "source": "gbp", "target": "JPY"}\n```'
+    chat = FakeChat([FakeChat.text(answer)])
     with chat.configured(monkeypatch):
         monkeypatch.setenv("ACCORD_LLM_API_KEY", "secret")
         async with talk_to(currency.agent) as client:

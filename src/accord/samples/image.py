@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import re
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -79,7 +80,7 @@ class ImageAgent(accord.AgentExecutor):
             return
         await task.update_status(TaskState.WORKING, f"Drawing: {prompt}")
         png = await asyncio.to_thread(draw, prompt)
-        name = "-".join(normalized(prompt).split()[:6]) + ".png"
+        name = "-".join(re.findall(r"[a-z0-9]+", normalized(prompt))[:6] or ["image"]) + ".png"
         parts = [
             FilePart(
                 file=FileWithBytes(bytes=base64.b64encode(png).decode(), mime_type=PNG, name=name)
