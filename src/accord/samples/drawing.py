@@ -2,8 +2,8 @@
 
 Colour words colour the shapes named after them ("three red circles"), scene words set
 the background ("night", "sea", "sunset"); anything else is chosen from a hash of the prompt.
-The prompt is written along the bottom. Nothing random is left to chance: the same prompt
-gives the same bytes (with the same Pillow).
+The prompt is written along the bottom. The random choices are seeded with a hash of the
+prompt, so the same prompt gives the same bytes (with the same Pillow).
 """
 
 from __future__ import annotations

@@ -52,6 +52,11 @@ def problem(prompt: str) -> str | None:
     return None
 
 
+def file_name(prompt: str) -> str:
+    """A file name from the prompt's first words: `three-red-circles.png`."""
+    return "-".join(re.findall(r"[a-z0-9]+", normalized(prompt))[:6] or ["image"]) + ".png"
+
+
 async def serve_image(request: Request) -> Response:
     """GET /images/{token}.png: the picture of the prompt the token holds."""
     prompt = prompt_of(request.path_params["token"])
@@ -80,12 +85,9 @@ class ImageAgent(accord.AgentExecutor):
             return
         await task.update_status(TaskState.WORKING, f"Drawing: {prompt}")
         png = await asyncio.to_thread(draw, prompt)
-        name = "-".join(re.findall(r"[a-z0-9]+", normalized(prompt))[:6] or ["image"]) + ".png"
-        parts = [
-            FilePart(
-                file=FileWithBytes(bytes=base64.b64encode(png).decode(), mime_type=PNG, name=name)
-            )
-        ]
+        name = file_name(prompt)
+        inline = FileWithBytes(bytes=base64.b64encode(png).decode(), mime_type=PNG, name=name)
+        parts = [FilePart(file=inline)]
         base_url = context.base_url or self.base_url
         if base_url:
             uri = base_url.rstrip("/") + IMAGE_PATH.format(token=image_token(prompt))
