@@ -140,11 +140,29 @@ async def test_a_configured_model_runs_the_tool_loop(monkeypatch: pytest.MonkeyP
     assert tool_results[-1]["tool_call_id"] == "call-details"
 
 
-async def test_rules_answer_when_the_model_breaks_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    chat = FakeChat([FakeChat.tool_call("search", query="alien")])  # then errors
+BROKEN_CALL = {
+    "role": "assistant",
+    "tool_calls": [{"id": "x", "function": {"name": "search", "arguments": "not json"}}],
+}
+
+
+@pytest.mark.parametrize(
+    "replies",
+    [
+        [FakeChat.tool_call("search", query="alien")],  # then the endpoint fails
+        [{"role": "assistant", "content": ["not", "text"]}],
+        [BROKEN_CALL],
+        [{"role": "assistant", "content": None}],
+    ],
+    ids=["breaks-off", "content-not-text", "arguments-not-json", "says-nothing"],
+)
+async def test_rules_answer_when_the_model_fails(
+    replies: list[Json], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat = FakeChat(replies)
     with chat.configured(monkeypatch):
         async with talk_to(movies.agent) as client:
             task = finished(await client.send("Who directed Alien?"))
     assert task.artifacts is not None
     assert task.artifacts[0].text.startswith("Alien (1979) was directed by Ridley Scott.")
-    assert len(chat.requests) == 2
+    assert chat.requests

@@ -78,17 +78,20 @@ class ChatModel:
                 response = await http.post(self.url, json=body, headers=self.headers)
             response.raise_for_status()
             message = response.json()["choices"][0]["message"]
+            content = message.get("content")
             calls = [
                 ToolCall(
-                    call["function"]["name"],
+                    str(call["function"]["name"]),
                     _json_object(call["function"].get("arguments") or "{}"),
-                    call.get("id", ""),
+                    str(call.get("id", "")),
                 )
                 for call in message.get("tool_calls") or ()
             ]
-            return ChatReply(message.get("content"), calls)
-        except (httpx.HTTPError, ValueError, LookupError, TypeError) as exc:
+        except (httpx.HTTPError, ValueError, LookupError, TypeError, AttributeError) as exc:
             raise ModelError(f"{self.url}: {type(exc).__name__}: {exc}") from exc
+        if content is not None and not isinstance(content, str):
+            raise ModelError(f"{self.url}: the reply's content is not text")
+        return ChatReply(content, calls)
 
     async def extract(self, instructions: str, text: str) -> Json:
         """A JSON object the model reads out of `text` as `instructions` describe."""
