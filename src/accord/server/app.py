@@ -44,10 +44,10 @@ def create_app(
     The agent card is served at both well-known paths (the extended card at 0.2's
     `/agent/authenticatedExtendedCard`), JSON-RPC at `/` and HTTP+JSON at the paths of each
     version (see docs/versions.md), and after them the agent's own `routes`; the cards list
-    every interface. `public_url` is
-    the URL clients should use (default: the URL each request came in on). The store
-    defaults to memory, the bus to this process. A replica that stops renewing its
-    heartbeat for `runner_ttl` seconds has its running tasks taken over by another.
+    every interface. `public_url` is the URL clients should use (default: the URL each
+    request came in on). The store defaults to memory, the bus to this process. A replica
+    that stops renewing its heartbeat for `runner_ttl` seconds has its running tasks taken
+    over by another.
     On startup the store is opened (its schema created or upgraded); then, every
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
