@@ -21,9 +21,9 @@ import uuid
 from typing import Any
 
 import accord.store
+from accord.core.call_context import CallContext
 from accord.runtime import TaskRuntime
 from accord.samples.echo import agent
-from accord.server.call_context import CallContext
 from accord.server.service import A2AService
 from accord.types import MessageSendParams, Task, TaskState
 

@@ -1,4 +1,4 @@
-"""Shared fixtures: checking wire objects against the official A2A JSON schema."""
+"""Shared fixtures: checking wire objects against the A2A JSON schema; samples kept offline."""
 
 from __future__ import annotations
 
@@ -11,6 +11,20 @@ from jsonschema import Draft7Validator
 from spec_files import load_schema
 
 SchemaErrors = Callable[[str, Any], list[str]]
+
+SAMPLE_SERVICE_VARIABLES = [
+    "ACCORD_LLM_BASE_URL",
+    "ACCORD_LLM_API_KEY",
+    "ACCORD_LLM_MODEL",
+    "ACCORD_RATES_URL",
+]
+
+
+@pytest.fixture(autouse=True)
+def _samples_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No sample agent reaches a model or a rates service unless its test sets one up."""
+    for variable in SAMPLE_SERVICE_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
 
 
 @pytest.fixture(scope="session")

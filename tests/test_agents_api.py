@@ -7,6 +7,9 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 import accord
 from accord import Agent, RequestContext, TaskUpdater
@@ -437,6 +440,16 @@ def test_agent_with_an_extended_card_says_so() -> None:
     assert card.supports_authenticated_extended_card is True
     assert card.capabilities.streaming is False
     assert "A" in repr(agent)
+
+
+async def test_an_agents_own_routes_are_served_beside_the_a2a_routes() -> None:
+    async def hello(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(f"hello {request.path_params['name']}")
+
+    agent = Agent(echo.agent.executor, name="A", routes=[Route("/hello/{name}", hello)])
+    async with live(agent) as rpc:
+        assert (await rpc.http.get("/hello/you")).text == "hello you"
+        assert (await rpc.send("still A2A"))["status"]["state"] == "completed"
 
 
 # --- the echo samples ------------------------------------------------------------------------

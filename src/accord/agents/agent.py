@@ -18,6 +18,7 @@ from accord.types import (
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+    from starlette.routing import BaseRoute
 
 
 class Agent:
@@ -42,8 +43,11 @@ class Agent:
         security_schemes: dict[str, SecurityScheme] | None = None,
         security: list[dict[str, list[str]]] | None = None,
         extended_card: AgentCard | None = None,
+        routes: Sequence[BaseRoute] = (),
     ) -> None:
         self.executor = executor
+        self.routes = list(routes)
+        """Starlette routes of the agent's own, served beside the A2A routes (e.g. files)."""
         self.extended_card = extended_card
         self.extensions = [e for e in extensions if isinstance(e, Extension)]
         """The extensions this agent implements (card-only entries are not listed here)."""

@@ -43,5 +43,6 @@ class RequestContext:
 
     @property
     def base_url(self) -> str | None:
-        """The URL the request came in at (where the agent's own routes are), if known."""
-        return self.call.base_url if self.call is not None else None
+        """The URL the agent is served at (no trailing slash), when known: agents that serve
+        routes of their own (`Agent(routes=...)`) build links to them from it."""
+        return self.call.base_url.rstrip("/") if self.call is not None else None

@@ -1,1 +1,1 @@
-"""Sample agents that ship with accord."""
+"""Sample agents that ship with accord, each showing one part of the protocol (docs/samples.md)."""

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
@@ -45,10 +45,11 @@ def create_app(
 
     The agent card is served at both well-known paths (the extended card at 0.2's
     `/agent/authenticatedExtendedCard`), JSON-RPC at `/` and HTTP+JSON at the paths of each
-    version (see docs/versions.md); the cards list every interface. `public_url` is
-    the URL clients should use (default: the URL each request came in on). The store
-    defaults to memory, the bus to this process. A replica that stops renewing its
-    heartbeat for `runner_ttl` seconds has its running tasks taken over by another.
+    version (see docs/versions.md), and after them the agent's own `routes`; the cards list
+    every interface. `public_url` is the URL clients should use (default: the URL each
+    request came in on). The store defaults to memory, the bus to this process. A replica
+    that stops renewing its heartbeat for `runner_ttl` seconds has its running tasks taken
+    over by another.
     On startup the store is opened (its schema created or upgraded); then, every
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
@@ -103,10 +104,11 @@ def create_app(
         await runtime.close()
         await runtime.store.close()
 
-    routes = [Route(path, card.public, methods=["GET"]) for path in CARD_PATHS]
+    routes: list[BaseRoute] = [Route(path, card.public, methods=["GET"]) for path in CARD_PATHS]
     routes.append(Route(EXTENDED_CARD_PATH, card.extended, methods=["GET"]))
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     routes.extend(RestBinding(pipeline, max_body_bytes=max_body_bytes).routes())
+    routes.extend(agent.routes)
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
