@@ -75,8 +75,9 @@ async def until_final(runtime: TaskRuntime, task_id: str) -> Task:
 
 def kill(runtime: TaskRuntime) -> None:
     """Stop a replica the way a crash does: its runs and heartbeat stop, nothing is cleaned up."""
-    if runtime._housekeeping is not None:
-        runtime._housekeeping.cancel()
+    heartbeat = runtime.replicas._loop
+    if heartbeat is not None:
+        heartbeat.cancel()
     for run in list(runtime._runs.values()):
         if run.worker is not None:
             run.worker.cancel()

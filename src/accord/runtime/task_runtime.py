@@ -6,7 +6,6 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 
 from pydantic_core import PydanticSerializationError
 
@@ -26,6 +25,7 @@ from accord.errors import (
 )
 from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
 from accord.runtime.push import PushSender
+from accord.runtime.replicas import HANDOVER_TIMEOUT, Replicas
 from accord.runtime.state_machine import TaskChange, apply_event, is_final, new_task
 from accord.store import InMemoryTaskStore, StoredTask, TaskStore
 from accord.types import (
@@ -44,7 +44,6 @@ from accord.types import (
 log = logging.getLogger("accord.runtime")
 
 # How long a new message for a task waits for the previous run to return after it paused.
-_HANDOVER_TIMEOUT = 5.0
 # How many events an agent may emit in a row before the rest of the server gets a turn.
 _EVENTS_PER_TURN = 8
 
@@ -143,20 +142,19 @@ class TaskRuntime:
         self.runner_ttl = runner_ttl
         self.push = push
         self._runs: dict[str, _Run] = {}
-        self._tracks_runners = False
-        self._housekeeping: asyncio.Task[None] | None = None
+        self.replicas = Replicas(
+            self,
+            self.store,
+            self.bus,
+            self.replica_id,
+            runner_ttl,
+            restartable=executor.restartable,
+        )
 
     async def open(self) -> None:
-        """Connect the bus and start the heartbeat that lets replicas recover lost tasks."""
+        """Connect the bus and take up this replica's duties among the others."""
         await self.bus.start()
-        self.bus.on_cancel_request(self._on_cancel_request)
-        try:
-            await self.store.heartbeat(self.replica_id, self._alive_until())
-        except NotImplementedError:
-            log.warning("%s does not track runners: no crash recovery", type(self.store).__name__)
-            return
-        self._tracks_runners = True
-        self._housekeeping = asyncio.create_task(self._keep_alive(), name="accord-heartbeat")
+        await self.replicas.open()
 
     async def start(
         self,
@@ -199,7 +197,7 @@ class TaskRuntime:
             run.push_configs = [PushTarget(inline_push, push_format)]
         self._runs[task_id] = run
         subscription = self.bus.subscribe(task_id)
-        if self._tracks_runners:
+        if self.store.tracks_runners:
             await self.store.claim(task_id, self.replica_id)
         if task is not None:
             async with run.lock:
@@ -219,7 +217,7 @@ class TaskRuntime:
                     f"task {message.task_id} is still running; send the next message once it"
                     " asks for input"
                 )
-            await asyncio.wait({running.worker}, timeout=_HANDOVER_TIMEOUT)
+            await asyncio.wait({running.worker}, timeout=HANDOVER_TIMEOUT)
             if not running.worker.done():
                 raise UnsupportedOperation(f"task {message.task_id} has not released its run yet")
         stored = await self.store.get(message.task_id)
@@ -316,9 +314,8 @@ class TaskRuntime:
         if state.is_terminal:
             raise TaskNotCancelable(f"task {task_id} is already {state.value}")
         if state in RUNNING_STATES and self.bus.distributed:
-            finished = await self._cancel_elsewhere(task_id)
-            if finished is not None:
-                return finished
+            if await self.replicas.cancel_elsewhere(task_id):
+                return (await self._current(task_id))[0]
             stored = await self.store.get(task_id) or stored
         # No live run holds the task (it waits for input, or its runner is gone): cancel it
         # under a run of our own, registered so that no new message starts one meanwhile.
@@ -331,27 +328,10 @@ class TaskRuntime:
             if self._runs.get(task_id) is run:
                 del self._runs[task_id]
 
-    async def _cancel_elsewhere(self, task_id: str) -> Task | None:
-        """Have the replica running the task cancel it; None if no replica answers in time."""
-        with self.bus.subscribe(task_id) as subscription:
-            await self.bus.request_cancel(task_id)
-            try:
-                async with asyncio.timeout(_HANDOVER_TIMEOUT):
-                    async for record in subscription:
-                        if record.final:
-                            return (await self._current(task_id))[0]
-            except TimeoutError:
-                log.warning("no replica canceled task %s; canceling it here", task_id)
-        return None
-
-    async def _on_cancel_request(self, task_id: str) -> None:
+    def is_running(self, task_id: str) -> bool:
+        """Whether an executor of this replica is working on the task."""
         run = self._runs.get(task_id)
-        if run is None or run.worker is None or run.worker.done():
-            return
-        try:
-            await self.cancel(task_id)
-        except A2AError as exc:
-            log.info("cancel request for task %s refused: %s", task_id, exc.message)
+        return run is not None and run.worker is not None and not run.worker.done()
 
     def _detached_run(self, stored: StoredTask) -> _Run:
         """A run with no executor behind it, to change a task no live run holds."""
@@ -381,43 +361,21 @@ class TaskRuntime:
 
     async def close(self) -> None:
         """Stop every run still going and let other replicas take over their tasks at once."""
-        if self._housekeeping is not None:
-            self._housekeeping.cancel()
-            await asyncio.gather(self._housekeeping, return_exceptions=True)
         workers = [run.worker for run in self._runs.values() if run.worker is not None]
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
-        if self._tracks_runners:
-            try:
-                await self.store.heartbeat(self.replica_id, datetime.now(UTC))
-            except Exception:
-                log.exception("could not give up this replica's tasks")
+        await self.replicas.close()
         await self.bus.close()
         if self.push is not None:
             await self.push.close()
 
     async def recover_orphans(self) -> int:
-        """Take over tasks whose runner died: run them again if the agent is restartable,
-        otherwise end them failed. Returns how many were taken over."""
-        taken = 0
-        for orphan in await self.store.orphans(datetime.now(UTC)):
-            task = orphan.stored.task
-            if task.id in self._runs:
-                continue
-            if not await self.store.take_over(task.id, orphan.runner, self.replica_id):
-                continue
-            taken += 1
-            try:
-                if self.executor.restartable:
-                    await self._restart(orphan.stored)
-                else:
-                    await self._abandon(orphan.stored)
-            except Exception:
-                log.exception("could not recover task %s", task.id)
-        return taken
+        """Adopt the tasks of replicas that died (see `Replicas.recover_orphans`)."""
+        return await self.replicas.recover_orphans()
 
-    async def _restart(self, stored: StoredTask) -> None:
+    async def resume(self, stored: StoredTask) -> None:
+        """Run an adopted task's executor again, from its last saved state."""
         run = self._detached_run(stored)
         if self._runs.setdefault(run.task_id, run) is not run:
             return
@@ -427,7 +385,8 @@ class TaskRuntime:
         )
         run.worker = asyncio.create_task(self._execute(run), name=f"accord-task-{run.task_id}")
 
-    async def _abandon(self, stored: StoredTask) -> None:
+    async def abandon(self, stored: StoredTask) -> None:
+        """End an adopted task failed: the server running it stopped."""
         run = self._detached_run(stored)
         if self._runs.setdefault(run.task_id, run) is not run:
             return
@@ -439,19 +398,6 @@ class TaskRuntime:
         finally:
             if self._runs.get(run.task_id) is run:
                 del self._runs[run.task_id]
-
-    async def _keep_alive(self) -> None:
-        interval = self.runner_ttl / 3
-        while True:
-            try:
-                await self.store.heartbeat(self.replica_id, self._alive_until())
-                await self.recover_orphans()
-            except Exception:
-                log.exception("heartbeat or recovery failed; retrying")
-            await asyncio.sleep(interval)
-
-    def _alive_until(self) -> datetime:
-        return datetime.now(UTC) + timedelta(seconds=self.runner_ttl)
 
     async def _execute(self, run: _Run) -> None:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
+from typing import ClassVar
 
 from accord.core.push import PushTarget
 from accord.core.query import TaskPage, TaskQuery
@@ -82,7 +83,10 @@ class TaskStore(ABC):
         """Remove one push config of a task; False when there was none."""
 
     # Runners: which replica runs which task, and which replicas are alive. A task that is
-    # submitted or working while its runner's heartbeat has expired is an orphan.
+    # submitted or working while its runner's heartbeat has expired is an orphan. A store
+    # that keeps these says so with `tracks_runners`; without it nothing is recovered.
+
+    tracks_runners: ClassVar[bool] = False
 
     async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
         """Record that `replica_id` is alive until `expires_at`."""

@@ -1,6 +1,8 @@
-"""open_store: the task store a URL names (`memory`, `sqlite:///PATH`, `postgresql://...`)."""
+"""open_store: the task store a URL names, found by the URL's scheme among registered backends."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from accord.store.base import TaskStore
 from accord.store.memory import InMemoryTaskStore
@@ -10,6 +12,17 @@ MEMORY = "memory"
 DEFAULT_STORE_URL = "sqlite:///.accord/accord.db"
 """Where `accord serve` keeps tasks unless told otherwise: a SQLite file under ./.accord/."""
 
+StoreOpener = Callable[[str, Retention | None], TaskStore]
+"""Makes a store (not yet opened) from its URL and retention."""
+
+_BACKENDS: dict[str, StoreOpener] = {}
+
+
+def register_store(scheme: str, opener: StoreOpener) -> None:
+    """Open URLs of `scheme` (`sqlite`, `postgresql+asyncpg`, ...; `memory` is a whole URL)
+    with `opener`: how a new backend makes itself known to `open_store` and `--store`."""
+    _BACKENDS[scheme] = opener
+
 
 def open_store(url: str, *, retention: Retention | None = None) -> TaskStore:
     """The store at `url`, not yet opened (its `open()` creates or upgrades the schema).
@@ -17,10 +30,25 @@ def open_store(url: str, *, retention: Retention | None = None) -> TaskStore:
     `memory` keeps everything in this process. `sqlite:///PATH` (relative; four slashes for
     an absolute path) is a SQLite file, its directory created as needed. `postgresql://...`
     (also `postgres://`, `postgresql+asyncpg://`) is PostgreSQL through asyncpg, the
-    `postgres` extra. Raises ValueError for a URL naming none of these.
+    `postgres` extra. Other schemes are those registered with `register_store`. Raises
+    ValueError for a URL naming none of these.
     """
-    if url == MEMORY:
-        return InMemoryTaskStore(retention)
+    scheme, separator, _ = url.partition("://")
+    opener = _BACKENDS.get(url if url == MEMORY else scheme)
+    if opener is None:
+        known = ", ".join(f"{name}://" for name in sorted(_BACKENDS) if name != MEMORY)
+        if not separator:
+            raise ValueError(f"{url!r} is not a database URL: use {MEMORY} or {known}...")
+        raise ValueError(f"unsupported database URL {url!r}: use {MEMORY} or {known}...")
+    return opener(url, retention)
+
+
+def _sql(url: str, retention: Retention | None) -> TaskStore:
     from accord.store.sql import SqlTaskStore, create_sql_engine  # SQLAlchemy only if needed
 
     return SqlTaskStore(create_sql_engine(url), retention=retention)
+
+
+register_store(MEMORY, lambda url, retention: InMemoryTaskStore(retention))
+for _scheme in ("sqlite", "sqlite+aiosqlite", "postgresql", "postgres", "postgresql+asyncpg"):
+    register_store(_scheme, _sql)

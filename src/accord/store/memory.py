@@ -45,6 +45,8 @@ class InMemoryTaskStore(TaskStore):
     """Keeps tasks, event logs and push configs in dictionaries; finished tasks and logged
     events as their JSON."""
 
+    tracks_runners = True
+
     def __init__(self, retention: Retention | None = None) -> None:
         self.retention = retention if retention is not None else Retention()
         self._tasks: dict[str, StoredTask | _Finished] = {}

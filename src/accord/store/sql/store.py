@@ -72,6 +72,8 @@ class SqlTaskStore(TaskStore):
     `close()` waits for queued saves, then disposes of the engine.
     """
 
+    tracks_runners = True
+
     def __init__(self, engine: AsyncEngine, *, retention: Retention | None = None) -> None:
         if engine.dialect.name not in _INSERTS:
             raise ValueError(f"SqlTaskStore supports SQLite and PostgreSQL, not {engine.url}")
