@@ -133,6 +133,20 @@ class PermissionDenied(A2AError):
     default_message = "Permission denied"
 
 
+class RateLimited(A2AError):
+    """The caller is over a limit of the server (HTTP 429, gRPC RESOURCE_EXHAUSTED);
+    `retry_after` says in how many seconds to try again."""
+
+    code = -32042
+    default_message = "Too many requests"
+
+    def __init__(
+        self, message: str | None = None, *, retry_after: float = 1.0, data: Any = None
+    ) -> None:
+        super().__init__(message, data=data)
+        self.retry_after = retry_after
+
+
 _BY_CODE: dict[int, type[A2AError]] = {
     cls.code: cls
     for cls in (
@@ -152,6 +166,7 @@ _BY_CODE: dict[int, type[A2AError]] = {
         VersionNotSupported,
         Unauthenticated,
         PermissionDenied,
+        RateLimited,
     )
 }
 

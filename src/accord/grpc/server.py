@@ -63,7 +63,7 @@ class GrpcBinding:
             metadata = _metadata(context)
             fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
             inbound = Inbound(
-                "GRPC", name, metadata, peer=context.peer(), tenant=fields.get("tenant") or None
+                "GRPC", name, metadata, peer=_peer(context), tenant=fields.get("tenant") or None
             )
             reply = await self.pipeline.run(inbound, target, fields, base_url=self.base_url)
             await context.send_initial_metadata(
@@ -114,6 +114,12 @@ class GrpcBinding:
             request_deserializer=request_type.FromString,
             response_serializer=response_type.SerializeToString,
         )
+
+
+def _peer(context: grpc.aio.ServicerContext) -> str | None:
+    """The client's `host:port` (gRPC says `ipv4:1.2.3.4:5` or `ipv6:[::1]:5`)."""
+    peer: str | None = context.peer()
+    return peer.partition(":")[2] if peer and peer.startswith(("ipv4:", "ipv6:")) else peer
 
 
 def _metadata(context: grpc.aio.ServicerContext) -> Headers:

@@ -3,6 +3,7 @@ and the lean request and response types of the JSON-RPC shortcut."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping
 
 from starlette.datastructures import Headers
@@ -10,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from accord.errors import A2AError, InvalidRequest, Unauthenticated
+from accord.errors import A2AError, InvalidRequest, RateLimited, Unauthenticated
 
 JSON = "application/json"
 _JSON_BYTES = JSON.encode()
@@ -65,10 +66,13 @@ def last_event_id(request: Request) -> int | None:
     return int(value)
 
 
-def challenge_headers(error: A2AError) -> dict[str, str]:
-    """The `WWW-Authenticate` header of a refusal for want of credentials (none otherwise)."""
+def error_headers(error: A2AError) -> dict[str, str]:
+    """The HTTP headers an error's answer carries: `WWW-Authenticate` naming what credentials
+    are accepted, `Retry-After` (whole seconds) for a caller over a limit."""
     if isinstance(error, Unauthenticated) and error.challenges:
         return {"WWW-Authenticate": ", ".join(error.challenges)}
+    if isinstance(error, RateLimited):
+        return {"Retry-After": str(max(1, math.ceil(error.retry_after)))}
     return {}
 
 

@@ -28,6 +28,7 @@ from accord.errors import (
     MethodNotFound,
     ParseError,
     PermissionDenied,
+    RateLimited,
     Unauthenticated,
 )
 from accord.server.http_request import (
@@ -35,8 +36,8 @@ from accord.server.http_request import (
     BodyTooLarge,
     JsonResponse,
     WrongContentType,
-    challenge_headers,
     check_content_type,
+    error_headers,
     last_event_id,
     peer_address,
     read_body,
@@ -53,6 +54,7 @@ _HTTP_STATUS: dict[type[A2AError], int] = {
     WrongContentType: 415,
     Unauthenticated: 401,
     PermissionDenied: 403,
+    RateLimited: 429,
 }
 _NO_QUERY: Mapping[str, str] = {}
 
@@ -188,4 +190,4 @@ def _error_response(
 ) -> Response:
     body = _error_json(codec, _id_json(request_id), error)
     status = _HTTP_STATUS.get(type(error), 200)
-    return JsonResponse(body, status, {**headers, **challenge_headers(error)})
+    return JsonResponse(body, status, {**headers, **error_headers(error)})

@@ -38,8 +38,8 @@ from accord.server.http_request import (
     JSON,
     BodyTooLarge,
     WrongContentType,
-    challenge_headers,
     check_content_type,
+    error_headers,
     last_event_id,
     peer_address,
     read_body,
@@ -257,7 +257,7 @@ def _error_response(
     all_headers = {
         **(headers or {}),
         **({VERSION_HEADER: version} if version else {}),
-        **challenge_headers(error),
+        **error_headers(error),
     }
     return Response(status_body(error, http, status), http, all_headers, media_type)
 

@@ -20,6 +20,7 @@ from accord.errors import (
     A2AError,
     InvalidParams,
     PermissionDenied,
+    RateLimited,
     TaskNotFound,
     Unauthenticated,
 )
@@ -35,6 +36,7 @@ _BY_CODE: dict[grpc.StatusCode, type[A2AError]] = {
     grpc.StatusCode.INVALID_ARGUMENT: InvalidParams,
     grpc.StatusCode.UNAUTHENTICATED: Unauthenticated,
     grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: RateLimited,
 }
 """The A2A error a status without an ErrorInfo stands for, where its code says which (0.3
 servers need not send details: spec 0.3, 3.2.2, asks for status codes only)."""

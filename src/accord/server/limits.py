@@ -1,0 +1,125 @@
+"""Abuse limits as pipeline hooks: requests per second and open streams, per caller."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from accord.core.records import EventRecord, close_stream
+from accord.errors import RateLimited
+from accord.server.pipeline import Call, Proceed
+
+MAX_CALLERS = 100_000
+"""How many callers a limit remembers; the least recently seen are forgotten first."""
+
+
+def caller_of(call: Call) -> str:
+    """Whom a limit counts a call against: the authenticated principal, else the client's
+    address (anonymous callers are told apart by where they connect from)."""
+    principal = call.context.principal
+    if principal.authenticated:
+        return f"principal:{principal.id}"
+    peer = call.inbound.peer or "unknown"
+    return "peer:" + peer.rpartition(":")[0] if ":" in peer else "peer:" + peer
+
+
+class RateLimit:
+    """At most `per_second` requests per caller on average, `burst` at once (a token bucket
+    per caller); a request over it is refused with RateLimited saying when to retry."""
+
+    def __init__(self, per_second: float, burst: int | None = None) -> None:
+        if per_second <= 0:
+            raise ValueError("per_second must be positive")
+        self.per_second = per_second
+        self.burst = float(burst if burst is not None else max(1, round(2 * per_second)))
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    async def __call__(self, call: Call, proceed: Proceed) -> Any:
+        self.take(caller_of(call))
+        return await proceed()
+
+    def take(self, caller: str, now: float | None = None) -> None:
+        """Spend one token of `caller`'s bucket, or raise RateLimited."""
+        now = time.monotonic() if now is None else now
+        tokens, then = self._buckets.pop(caller, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.per_second)
+        if tokens < 1:
+            self._remember(caller, tokens, now)
+            wait = (1 - tokens) / self.per_second
+            raise RateLimited(
+                f"too many requests: at most {self.per_second:g} per second; retry in {wait:.2f} s",
+                retry_after=wait,
+            )
+        self._remember(caller, tokens - 1, now)
+
+    def _remember(self, caller: str, tokens: float, now: float) -> None:
+        self._buckets[caller] = (tokens, now)
+        while len(self._buckets) > MAX_CALLERS:
+            self._buckets.popitem(last=False)
+
+
+class StreamLimit:
+    """At most `per_caller` streams open at once per caller (message streams and
+    subscriptions); one more is refused with RateLimited until another ends."""
+
+    def __init__(self, per_caller: int) -> None:
+        if per_caller < 1:
+            raise ValueError("per_caller must be at least 1")
+        self.per_caller = per_caller
+        self._open: dict[str, int] = {}
+
+    async def __call__(self, call: Call, proceed: Proceed) -> Any:
+        if not call.target.method.streaming:
+            return await proceed()
+        caller = caller_of(call)
+        if self._open.get(caller, 0) >= self.per_caller:
+            raise RateLimited(
+                f"too many open streams: at most {self.per_caller} per caller; close one or"
+                " retry later",
+                retry_after=1.0,
+            )
+        self._open[caller] = self._open.get(caller, 0) + 1
+        try:
+            records = await proceed()
+        except BaseException:
+            self._release(caller)
+            raise
+        return _Counted(records, lambda: self._release(caller))
+
+    def open_streams(self, caller: str) -> int:
+        return self._open.get(caller, 0)
+
+    def _release(self, caller: str) -> None:
+        left = self._open.get(caller, 0) - 1
+        if left > 0:
+            self._open[caller] = left
+        else:
+            self._open.pop(caller, None)
+
+
+class _Counted(AsyncIterator[EventRecord]):
+    """A stream's records that call `release` once, when the stream ends or is closed
+    (whether or not anyone started reading it)."""
+
+    def __init__(self, records: AsyncIterator[EventRecord], release: Callable[[], None]) -> None:
+        self._records = records
+        self._release: Callable[[], None] | None = release
+
+    async def __anext__(self) -> EventRecord:
+        try:
+            return await anext(self._records)
+        except StopAsyncIteration:
+            self._done()
+            raise
+
+    async def aclose(self) -> None:
+        self._done()
+        await close_stream(self._records)
+
+    def _done(self) -> None:
+        release = self._release
+        if release is not None:
+            self._release = None
+            release()
