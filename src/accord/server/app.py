@@ -14,7 +14,8 @@ from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
-from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCardEndpoint
+from accord.keys.store import KeyStore
+from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, JWKS_PATH, AgentCardEndpoint
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
@@ -40,6 +41,8 @@ def create_app(
     grpc_host: str = "127.0.0.1",
     authenticator: Authenticator | None = None,
     hooks: Sequence[Hook] = (),
+    keys: KeyStore | None = None,
+    push_allow: Sequence[str] = (),
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -56,7 +59,12 @@ def create_app(
     port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them.
     Every request of every binding goes through one `RequestPipeline` (`app.state.pipeline`):
     `authenticator` says who sent it (or refuses it), `hooks` run around every operation.
+    `keys` signs the cards and push notifications (default: one ES256 key made now, in
+    memory); its public keys are served at `/.well-known/jwks.json`. Webhooks may not point
+    at loopback, private or metadata addresses unless `push_allow` lists them (addresses or
+    CIDR networks; see docs/push.md).
     """
+    keys = keys if keys is not None else KeyStore.ephemeral()
     sends_push = bool(agent.card("").capabilities.push_notifications)
     runtime = TaskRuntime(
         agent.executor,
@@ -74,7 +82,7 @@ def create_app(
         interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
     pipeline = RequestPipeline(service, agent.extensions, authenticator=authenticator, hooks=hooks)
-    card = AgentCardEndpoint(agent, interfaces)
+    card = AgentCardEndpoint(agent, interfaces, keys)
     rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)
 
     @asynccontextmanager
@@ -106,6 +114,7 @@ def create_app(
 
     routes: list[BaseRoute] = [Route(path, card.public, methods=["GET"]) for path in CARD_PATHS]
     routes.append(Route(EXTENDED_CARD_PATH, card.extended, methods=["GET"]))
+    routes.append(Route(JWKS_PATH, card.jwks, methods=["GET"]))
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     routes.extend(RestBinding(pipeline, max_body_bytes=max_body_bytes).routes())
     routes.extend(agent.routes)

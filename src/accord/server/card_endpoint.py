@@ -12,9 +12,13 @@ from starlette.responses import Response
 from accord.agents.agent import Agent
 from accord.codecs.card import union_card
 from accord.errors import AuthenticatedExtendedCardNotConfigured
+from accord.keys.cards import sign_card
+from accord.keys.store import KeyStore
 from accord.server.interfaces import ServedInterfaces
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+JWKS_PATH = "/.well-known/jwks.json"
+"""Where the agent publishes the public keys its cards and push notifications are signed with."""
 EXTENDED_CARD_PATH = "/agent/authenticatedExtendedCard"
 """Where A2A 0.2 clients GET the extended card: `{card url}/../agent/authenticatedExtendedCard`."""
 
@@ -31,13 +35,23 @@ class AgentCardEndpoint:
     The public card is at the well-known paths (0.3 and 1.0's, and 0.2's), the extended card
     at 0.2's path (0.3 and 1.0 clients ask for it with a call of their binding instead). Both
     are dressed with the interfaces the server answers (`interfaces`) and rendered as the union
-    card of `accord.codecs.card`.
+    card of `accord.codecs.card`. With `keys`, each card served carries a signature by the key
+    store's active key over exactly what it says (`accord.keys.cards`), naming the JWKS served
+    at `JWKS_PATH` as its `jku`.
     """
 
-    def __init__(self, agent: Agent, interfaces: ServedInterfaces) -> None:
+    def __init__(
+        self, agent: Agent, interfaces: ServedInterfaces, keys: KeyStore | None = None
+    ) -> None:
         self.agent = agent
         self.interfaces = interfaces
-        self._cache: dict[tuple[Which, str], tuple[bytes, str]] = {}
+        self.keys = keys
+        self._cache: dict[tuple[Which, str, str], tuple[bytes, str]] = {}
+
+    async def jwks(self, request: Request) -> Response:
+        document = self.keys.jwks() if self.keys is not None else {"keys": []}
+        headers = {"Cache-Control": "public, max-age=300"}
+        return Response(to_json(document), media_type="application/jwk-set+json", headers=headers)
 
     async def public(self, request: Request) -> Response:
         return self._serve(request, "public")
@@ -59,14 +73,19 @@ class AgentCardEndpoint:
         return Response(body, media_type="application/json", headers=headers)
 
     def _render(self, which: Which, base_url: str) -> tuple[bytes, str]:
-        cached = self._cache.get((which, base_url))
+        key = self.keys.active() if self.keys is not None else None
+        entry = (which, base_url, key.kid if key is not None else "")
+        cached = self._cache.get(entry)
         if cached is None:
             card = self.agent.extended_card if which == "extended" else self.agent.card("")
             assert card is not None
-            body = to_json(union_card(self.interfaces.card(card, base_url)))
+            document = union_card(self.interfaces.card(card, base_url))
+            if key is not None:
+                document = sign_card(document, key, jku=base_url.rstrip("/") + JWKS_PATH)
+            body = to_json(document)
             cached = body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-            if len(self._cache) < 64:  # one entry per card and distinct Host; bounded
-                self._cache[which, base_url] = cached
+            if len(self._cache) < 64:  # one entry per card, distinct Host and key; bounded
+                self._cache[entry] = cached
         return cached
 
 
