@@ -17,6 +17,9 @@ from starlette.routing import Route
 from agents_for_tests import Gate
 from live_server import serve_app
 
+LOOPBACK = ["127.0.0.1"]
+"""The `push_allow` of servers whose webhooks are these receivers, on loopback."""
+
 
 @dataclass
 class Webhook:

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from accord.cli import chat as chat_session
+from accord.cli.card import card_app
+from accord.cli.keys import keys_app
 from accord.cli import serve as serving
 from accord.cli import storage
 from accord.cli.errors import BadArgument, reports_errors
@@ -20,6 +22,7 @@ from accord.cli.output import (
     show_result,
 )
 from accord.client import SyncClient
+from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
 from accord.store import DEFAULT_STORE_URL, Retention
 from accord.store.retention import (
@@ -72,6 +75,8 @@ db = typer.Typer(
     help="Manage the database of the task store.", no_args_is_help=True, add_completion=False
 )
 app.add_typer(db, name="db")
+app.add_typer(card_app, name="card")
+app.add_typer(keys_app, name="keys")
 
 
 @app.command()
@@ -114,6 +119,8 @@ def serve(
         int | None,
         typer.Option(help="Also serve A2A over gRPC (1.0 and 0.3) on this port (grpc extra)."),
     ] = None,
+    keys: serving.KeysDirOption = DEFAULT_KEYS_DIR,
+    push_allow: serving.PushAllowOption = None,
 ) -> None:
     """Serve an agent over A2A (JSON-RPC at /, card at /.well-known/agent-card.json).
 
@@ -141,6 +148,7 @@ def serve(
             graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
         ),
         grpc_port,
+        serving.TrustSettings(keys, tuple(push_allow or ())),
     )
 
 
@@ -158,7 +166,7 @@ def db_upgrade(store: StoreUrl = DEFAULT_STORE_URL) -> None:
     typer.echo(storage.upgrade_schema(store))
 
 
-@app.command()
+@card_app.command("show")
 @reports_errors
 def card(url: AgentUrl, json_output: JsonOutput = False) -> None:
     """Show an agent's card, with every interface it offers (binding, version, URL)."""

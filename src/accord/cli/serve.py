@@ -8,8 +8,9 @@ import inspect
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 import uvicorn
@@ -18,7 +19,9 @@ from uvicorn.config import LOG_LEVELS
 from accord.agents import Agent
 from accord.cli.errors import BadArgument
 from accord.cli.storage import StoreSettings, display_url, prepare_store
+from accord.keys import DEFAULT_KEYS_DIR, KeyStore, KeyStoreError
 from accord.runtime import DEFAULT_BUS_URL, open_bus
+from accord.runtime.webhook_guard import parse_network
 
 
 def load_app(target: str) -> Any:
@@ -52,6 +55,33 @@ class ReplicaSettings:
     graceful_timeout: float = 10.0
 
 
+KeysDirOption = Annotated[
+    Path,
+    typer.Option(
+        "--keys",
+        envvar="ACCORD_KEYS",
+        help="The key store signing cards and push notifications (an ES256 key is made if empty).",
+    ),
+]
+PushAllowOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--push-allow",
+        help="Let webhooks reach this address or CIDR network, though it is loopback, private"
+        " or link-local (repeatable; for development and tests).",
+        show_default=False,
+    ),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TrustSettings:
+    """The key store's directory and the addresses webhooks may reach despite the guard."""
+
+    keys_dir: Path = DEFAULT_KEYS_DIR
+    push_allow: tuple[str, ...] = ()
+
+
 def run(
     target: str,
     host: str,
@@ -60,6 +90,7 @@ def run(
     storage: StoreSettings | None = None,
     replica: ReplicaSettings | None = None,
     grpc_port: int | None = None,
+    trust: TrustSettings | None = None,
 ) -> None:
     """Serve the app named by `target` until interrupted.
 
@@ -81,6 +112,16 @@ def run(
         except ValueError as exc:
             raise BadArgument(f"--bus: {exc}") from None
         typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
+        trust = trust if trust is not None else TrustSettings()
+        try:
+            keys = KeyStore.open(trust.keys_dir)
+        except KeyStoreError as exc:
+            raise BadArgument(f"--keys: {exc}") from None
+        try:
+            for entry in trust.push_allow:
+                parse_network(entry)
+        except ValueError as exc:
+            raise BadArgument(f"--push-allow: {exc}") from None
         app = found.app(
             store=store,
             bus=bus,
@@ -88,6 +129,8 @@ def run(
             cleanup_interval=storage.cleanup_interval,
             grpc_port=grpc_port,
             grpc_host=host,
+            keys=keys,
+            push_allow=trust.push_allow,
         )
     _tune_gc()
     uvicorn.run(

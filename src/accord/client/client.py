@@ -18,6 +18,8 @@ from accord.client.transports import TRANSPORTS, Transport, open_transport
 from accord.codecs.base import ClientCall
 from accord.core.query import DEFAULT_PAGE_SIZE, ListTasksParams, TaskPage, TaskQuery
 from accord.errors import A2AClientError
+from accord.keys import JwksClient
+from accord.keys.cards import TrustedKeys
 from accord.types import (
     AgentCard,
     AgentInterface,
@@ -54,6 +56,8 @@ class Client:
     "0.1" to speak it at the card's JSON-RPC interface (`select_interface`). Use as
     `async with Client(url) as c:`. `http_client` lets you bring your own httpx client (then
     `timeout` is its business, and closing it stays yours); `headers` go with every request.
+    With `trusted_keys` (a JWKS URL, a `JwksClient` or `StaticKeys`), the fetched card must
+    carry a signature by one of those keys, or every call fails with A2AClientError.
     """
 
     def __init__(
@@ -66,6 +70,7 @@ class Client:
         card: AgentCard | None = None,
         transport: str | None = None,
         version: str | None = None,
+        trusted_keys: TrustedKeys | str | None = None,
     ) -> None:
         self.url = url
         self._owns_http = http_client is None
@@ -74,6 +79,11 @@ class Client:
         self._card = card
         self._wanted = (transport, version)
         self._transport: Transport | None = None
+        self._trusted_keys = (
+            JwksClient(trusted_keys, http=self._http)
+            if isinstance(trusted_keys, str)
+            else trusted_keys
+        )
 
     @property
     def interface(self) -> AgentInterface | None:
@@ -88,7 +98,9 @@ class Client:
     async def get_card(self) -> AgentCard:
         """The agent's public card (fetched once, then cached)."""
         if self._card is None:
-            self._card = await fetch_card(self._http, self.url, self._headers)
+            self._card = await fetch_card(
+                self._http, self.url, self._headers, trusted_keys=self._trusted_keys
+            )
         return self._card
 
     async def send(

@@ -13,6 +13,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from accord.client.client import DEFAULT_TIMEOUT, Client
 from accord.client.event_stream import EventStream, SyncEventStream
+from accord.keys.cards import TrustedKeys
 from accord.types import AgentCard, StreamEvent
 
 P = ParamSpec("P")
@@ -60,9 +61,16 @@ class SyncClient:
         card: AgentCard | None = None,
         transport: str | None = None,
         version: str | None = None,
+        trusted_keys: TrustedKeys | str | None = None,
     ) -> None:
         self._client = Client(
-            url, headers=headers, timeout=timeout, card=card, transport=transport, version=version
+            url,
+            headers=headers,
+            timeout=timeout,
+            card=card,
+            transport=transport,
+            version=version,
+            trusted_keys=trusted_keys,
         )
         self._portal_context = start_blocking_portal()
         self._portal: BlockingPortal = self._portal_context.__enter__()

@@ -14,6 +14,7 @@ from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
+from accord.runtime.webhook_guard import WebhookGuard
 from accord.keys.store import KeyStore
 from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, JWKS_PATH, AgentCardEndpoint
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
@@ -71,7 +72,9 @@ def create_app(
         store=store,
         bus=bus,
         runner_ttl=runner_ttl,
-        push=PushSender() if sends_push else None,
+        push=PushSender(keys=keys, guard=WebhookGuard(push_allow), issuer=public_url)
+        if sends_push
+        else None,
     )
     # What the cards list: each binding mounted below, with the versions it answers and where.
     interfaces = ServedInterfaces(public_url)

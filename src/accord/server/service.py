@@ -27,6 +27,7 @@ from accord.types import (
     ListTaskPushNotificationConfigParams,
     Message,
     MessageSendParams,
+    PushNotificationConfig,
     Task,
     TaskIdParams,
     TaskPushNotificationConfig,
@@ -127,6 +128,7 @@ class A2AService:
         """Add (or replace, by id) a webhook of a task; a config without id gets one. The
         webhook is sent updates in the payload format `push_format` (chosen by the codec)."""
         await self._push_task(params.task_id)
+        await self._check_push_config(params.push_notification_config, call)
         target = await self.runtime.store.set_push_config(
             params.task_id, PushTarget(params.push_notification_config, push_format)
         )
@@ -186,6 +188,7 @@ class A2AService:
         push = params.configuration.push_notification_config if params.configuration else None
         if push:
             self._require_push()
+            await self._check_push_config(push, call)
         execution = await self.runtime.start(
             params, call=call, create_if_missing=create_if_missing, push_format=push_format
         )
@@ -202,6 +205,13 @@ class A2AService:
         """Push config operations need the capability and an existing task."""
         self._require_push()
         await self.runtime.get_task(task_id)
+
+    async def _check_push_config(self, config: PushNotificationConfig, call: CallContext) -> None:
+        """InvalidParams for a webhook that may not be sent to (see WebhookGuard)."""
+        sender = self.runtime.push
+        if sender is not None:
+            await sender.guard.check_config(config)
+            sender.note_base_url(call.base_url)
 
     def _require_push(self) -> None:
         if not self._template.capabilities.push_notifications:
