@@ -50,7 +50,9 @@ async def test_each_status_change_reaches_the_webhook_with_its_credentials() -> 
 async def test_a_config_set_on_a_waiting_task_gets_its_later_updates() -> None:
     hook = Webhook()
     with receiving(hook) as url:
-        async with live(pushing(Agent(AsksThenCompletes(), name="asker")), push_allow=LOOPBACK) as client:
+        async with live(
+            pushing(Agent(AsksThenCompletes(), name="asker")), push_allow=LOOPBACK
+        ) as client:
             task = await client.send("hi")
             assert task["status"]["state"] == "input-required"
             await client.result(
@@ -168,12 +170,16 @@ async def test_a_webhook_keeps_its_version_when_the_server_restarts(sql_backend:
     asker = pushing(Agent(AsksThenCompletes(), name="asker"))
     hook = StreamResponseWebhook()
     with receiving(hook) as url:
-        async with live_v1(asker, store=SqlTaskStore(sql_backend.engine()), push_allow=LOOPBACK) as v1:
+        async with live_v1(
+            asker, store=SqlTaskStore(sql_backend.engine()), push_allow=LOOPBACK
+        ) as v1:
             task = (await v1.result("SendMessage", send_v1("hi")))["task"]
             assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
             await v1.result("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": url})
         # Another server on the same database; a 0.3 client sends the answer.
-        async with live(asker, store=SqlTaskStore(sql_backend.engine()), push_allow=LOOPBACK) as v03:
+        async with live(
+            asker, store=SqlTaskStore(sql_backend.engine()), push_allow=LOOPBACK
+        ) as v03:
             await v03.send("Ada", task_id=task["id"])
             await hook.reached("TASK_STATE_COMPLETED").wait()
 

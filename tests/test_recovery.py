@@ -14,8 +14,8 @@ from accord.agents import EventSink
 from accord.errors import UnsupportedOperation
 from accord.runtime import InProcessEventBus, TaskRuntime
 from accord.runtime.push import PushSender
-from accord.runtime.webhook_guard import WebhookGuard
 from accord.runtime.redis_bus import RedisEventBus
+from accord.runtime.webhook_guard import WebhookGuard
 from accord.store import InMemoryTaskStore, TaskStore
 from accord.types import (
     Message,
@@ -250,8 +250,9 @@ async def test_push_notifications_go_out_once_not_once_per_replica(
     hook = Webhook()
     agent = GatedStreamer(chunks=1)
     with receiving(hook) as webhook_url:
-        a = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=WebhookGuard(LOOPBACK))))
-        b = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=WebhookGuard(LOOPBACK))))
+        guard = WebhookGuard(LOOPBACK)
+        a = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard)))
+        b = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard)))
         try:
             params = send_params()
             params.configuration = MessageSendConfiguration(

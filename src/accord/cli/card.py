@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urljoin
 
-import click
 import httpx
 import typer
 from typer.core import TyperGroup
@@ -21,7 +20,7 @@ JWKS_PATH = "/.well-known/jwks.json"
 class ShowByDefault(TyperGroup):
     """A group whose first argument, when it names no subcommand, goes to `show`."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = ["show", *args]
         return super().parse_args(ctx, args)

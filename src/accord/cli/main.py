@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 
 from accord.cli import chat as chat_session
-from accord.cli.card import card_app
-from accord.cli.keys import keys_app
 from accord.cli import serve as serving
 from accord.cli import storage
+from accord.cli.card import card_app
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.inputs import data_part, file_part
+from accord.cli.keys import keys_app
 from accord.cli.output import (
     StreamPrinter,
     new_console,
@@ -21,6 +21,7 @@ from accord.cli.output import (
     show_card,
     show_result,
 )
+from accord.cli.push import push_app
 from accord.client import SyncClient
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
@@ -31,7 +32,7 @@ from accord.store.retention import (
     DEFAULT_FINISHED_TASK_TTL,
     DEFAULT_MAX_EVENTS_PER_TASK,
 )
-from accord.types import Message, Part, Task
+from accord.types import Message, Part, PushNotificationConfig, Task
 
 app = typer.Typer(
     name="accord",
@@ -77,6 +78,7 @@ db = typer.Typer(
 app.add_typer(db, name="db")
 app.add_typer(card_app, name="card")
 app.add_typer(keys_app, name="keys")
+app.add_typer(push_app, name="push")
 
 
 @app.command()
@@ -200,6 +202,12 @@ def send(
     json_output: JsonOutput = False,
     transport: TransportOption = None,
     version: VersionOption = None,
+    push_url: Annotated[
+        str | None, typer.Option(help="Have the task's updates POSTed to this webhook.")
+    ] = None,
+    push_token: Annotated[
+        str | None, typer.Option(help="The webhook's X-A2A-Notification-Token.")
+    ] = None,
 ) -> None:
     """Send a message to an agent and show its answer.
 
@@ -209,15 +217,21 @@ def send(
     parts: list[Part] = [file_part(path) for path in files or ()]
     if data is not None:
         parts.append(data_part(data))
+    push = PushNotificationConfig(url=push_url, token=push_token) if push_url else None
     with SyncClient(url, transport=transport, version=version) as client:
         if not stream:
-            result = client.send(text, parts=parts, task_id=task_id, context_id=context_id)
+            result = client.send(
+                text, parts=parts, task_id=task_id, context_id=context_id, push=push
+            )
             print_result(result, json_output)
             return
         printer = StreamPrinter(new_console())
         show = print_json_line if json_output else printer.show
         try:
-            for event in client.stream(text, parts=parts, task_id=task_id, context_id=context_id):
+            events = client.stream(
+                text, parts=parts, task_id=task_id, context_id=context_id, push=push
+            )
+            for event in events:
                 show(event)
         finally:
             printer.finish()

@@ -115,11 +115,13 @@ class Client:
         accepted_output_modes: Sequence[str] | None = None,
         metadata: Metadata | None = None,
         reference_task_ids: Sequence[str] | None = None,
+        push: PushNotificationConfig | None = None,
     ) -> Task | Message:
         """Send a message (`message/send`); the agent answers with a Task or a Message.
 
         `content` is text for a new user message (with extra `parts` after it) or a whole
-        Message. With `blocking=False` the agent answers as soon as the task exists.
+        Message. With `blocking=False` the agent answers as soon as the task exists. `push`
+        registers a webhook for the task's updates.
         """
         message = user_message(
             content,
@@ -134,6 +136,7 @@ class Client:
             history_length=history_length,
             accepted_output_modes=accepted_output_modes,
             metadata=metadata,
+            push=push,
         )
         transport = await self.transport()
         return await transport.call(transport.codec.send, params)
@@ -149,6 +152,7 @@ class Client:
         accepted_output_modes: Sequence[str] | None = None,
         metadata: Metadata | None = None,
         reference_task_ids: Sequence[str] | None = None,
+        push: PushNotificationConfig | None = None,
     ) -> EventStream:
         """Send a message and follow the answer (`message/stream`).
 
@@ -168,6 +172,7 @@ class Client:
             history_length=history_length,
             accepted_output_modes=accepted_output_modes,
             metadata=metadata,
+            push=push,
         )
         return EventStream(self._follow(lambda t: t.codec.stream, params))
 

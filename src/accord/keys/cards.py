@@ -137,7 +137,9 @@ def _without_empty(value: Any, depth: int) -> Any:
         }
         return kept or None
     if isinstance(value, list):
-        items = [cleaned for item in value if (cleaned := _without_empty(item, depth + 1)) is not None]
+        items = [
+            cleaned for item in value if (cleaned := _without_empty(item, depth + 1)) is not None
+        ]
         return items or None
     if value is None or value == "":
         return None

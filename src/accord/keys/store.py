@@ -10,10 +10,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
+import rfc8785
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
-import rfc8785
 from jwt.utils import base64url_encode
 
 Algorithm = Literal["ES256", "RS256"]
@@ -268,9 +268,7 @@ def _require_private(path: Path) -> None:
     except OSError as exc:
         raise KeyStoreError(f"cannot read {path}: {exc}") from exc
     if mode & 0o077:
-        raise KeyStoreError(
-            f"{path} is open to other users (mode {mode & 0o777:o}): chmod 600 it"
-        )
+        raise KeyStoreError(f"{path} is open to other users (mode {mode & 0o777:o}): chmod 600 it")
 
 
 def _info_to_json(info: KeyInfo) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""PushSender: delivers task updates to the webhooks clients registered, in order, signed, with retries."""
+"""PushSender: delivers task updates to registered webhooks, in order, signed, with retries."""
 
 from __future__ import annotations
 

@@ -12,10 +12,10 @@ from starlette.routing import BaseRoute, Route
 
 from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
+from accord.keys.store import KeyStore
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
 from accord.runtime.webhook_guard import WebhookGuard
-from accord.keys.store import KeyStore
 from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, JWKS_PATH, AgentCardEndpoint
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces

@@ -1,0 +1,130 @@
+"""`accord push`: receive and verify an agent's notifications, manage a task's webhooks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import urljoin
+
+import typer
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from accord.cli.errors import reports_errors
+from accord.cli.output import print_json_line
+from accord.client import SyncClient
+from accord.keys import JwksClient
+from accord.push import NotificationRefused, SeenTokens, verify
+from accord.types import PushNotificationConfig
+
+push_app = typer.Typer(
+    help="Receive an agent's push notifications, and set a task's webhooks.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+AgentUrl = Annotated[str, typer.Argument(metavar="URL", help="The agent's base URL.")]
+TaskId = Annotated[str, typer.Argument(metavar="TASK_ID", help="The task's id.")]
+ConfigId = Annotated[str, typer.Argument(metavar="CONFIG_ID", help="The webhook config's id.")]
+JWKS_PATH = "/.well-known/jwks.json"
+
+
+@push_app.command("listen")
+@reports_errors
+def listen(
+    agent: Annotated[
+        str, typer.Option(help="The agent whose notifications to trust (its base URL).")
+    ],
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 9000,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    path: Annotated[str, typer.Option(help="The webhook's path.")] = "/",
+    url: Annotated[
+        str | None,
+        typer.Option(help="The webhook URL as registered (default: http://HOST:PORT/PATH)."),
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help="Require this X-A2A-Notification-Token.")
+    ] = None,
+    jwks: Annotated[
+        str | None, typer.Option(help="The agent's keys (default: URL/.well-known/jwks.json).")
+    ] = None,
+) -> None:
+    """Run a webhook that verifies each notification and prints it as it arrives."""
+    audience = url or f"http://{host}:{port}/{path.lstrip('/')}"
+    keys = JwksClient(jwks or urljoin(agent, JWKS_PATH))
+    seen = SeenTokens()
+
+    async def receive(request: Request) -> Response:
+        body = await request.body()
+        try:
+            notification = await verify(
+                body, request.headers, keys=keys, audience=audience, token=token, seen=seen
+            )
+        except NotificationRefused as exc:
+            typer.echo(f"refused: {exc}", err=True)
+            return PlainTextResponse(str(exc), status_code=401)
+        typer.echo(f"task {notification.task_id}: {describe(notification.json())}")
+        return Response(status_code=204)
+
+    typer.echo(f"accord: receiving notifications at {audience}", err=True)
+    app = Starlette(routes=[Route("/" + path.lstrip("/"), receive, methods=["POST"])])
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+def describe(body: Any) -> str:
+    """One line for a notification's body: a task (0.x) or a 1.0 StreamResponse."""
+    if not isinstance(body, dict):
+        return "(not a JSON object)"
+    for member, what in (("statusUpdate", "status"), ("task", "task"), ("message", "message")):
+        if isinstance(body.get(member), dict):
+            inner = body[member]
+            state = (inner.get("status") or {}).get("state") if what != "message" else None
+            return f"{what} {state}" if state else what
+    if isinstance(body.get("artifactUpdate"), dict):
+        artifact = body["artifactUpdate"].get("artifact") or {}
+        return f"artifact {artifact.get('artifactId', '?')}"
+    state = (body.get("status") or {}).get("state")
+    return f"task {state}" if state else "(unknown body)"
+
+
+@push_app.command("set")
+@reports_errors
+def set_config(
+    url: AgentUrl,
+    task_id: TaskId,
+    webhook: Annotated[str, typer.Argument(metavar="WEBHOOK", help="Where to POST updates.")],
+    token: Annotated[str | None, typer.Option(help="Sent as X-A2A-Notification-Token.")] = None,
+    config_id: Annotated[str | None, typer.Option("--id", help="The config's id.")] = None,
+) -> None:
+    """Ask the agent to POST a task's updates to WEBHOOK."""
+    config = PushNotificationConfig(url=webhook, token=token, id=config_id)
+    with SyncClient(url) as client:
+        print_json_line(client.set_push_config(task_id, config))
+
+
+@push_app.command("get")
+@reports_errors
+def get_config(url: AgentUrl, task_id: TaskId, config_id: ConfigId) -> None:
+    """Show one of a task's webhook configs."""
+    with SyncClient(url) as client:
+        print_json_line(client.get_push_config(task_id, config_id))
+
+
+@push_app.command("list")
+@reports_errors
+def list_configs(url: AgentUrl, task_id: TaskId) -> None:
+    """Show every webhook config of a task, one per line."""
+    with SyncClient(url) as client:
+        for config in client.list_push_configs(task_id):
+            print_json_line(config)
+
+
+@push_app.command("delete")
+@reports_errors
+def delete_config(url: AgentUrl, task_id: TaskId, config_id: ConfigId) -> None:
+    """Stop sending a task's updates to one webhook."""
+    with SyncClient(url) as client:
+        client.delete_push_config(task_id, config_id)
+    typer.echo(f"deleted {config_id}")
