@@ -52,7 +52,7 @@ def new(directory: KeysDir = DEFAULT_KEYS_DIR, alg: AlgorithmOption = None) -> N
 def list_keys(directory: KeysDir = DEFAULT_KEYS_DIR) -> None:
     """List the keys: which one signs, and until when rotated-out ones stay published."""
     store = _store(directory)
-    infos = _run(store.keys)
+    infos = _run(store.list_keys)
     if not infos:
         typer.echo(f"no keys in {directory} (accord keys new creates one)")
     active = next((info for info in reversed(infos) if info.retired is None), None)

@@ -127,7 +127,7 @@ class KeyStore:
             store.new(create_alg)
         return store
 
-    def keys(self) -> list[KeyInfo]:
+    def list_keys(self) -> list[KeyInfo]:
         """Every key held, oldest first."""
         self._reload()
         return list(self._infos)

@@ -8,6 +8,7 @@ import re
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 import httpx
 
@@ -164,28 +165,19 @@ class WebhookGuard:
     async def check_config(self, config: PushNotificationConfig) -> None:
         """InvalidParams naming the field of `config` that no webhook may have."""
         auth = config.authentication
-        for field, value in (
-            ("token", config.token),
-            ("authentication.credentials", auth.credentials if auth is not None else None),
-        ):
-            if value is not None and not _header_safe(value):
-                raise InvalidParams(
-                    f"push notification config `{field}` must be printable ASCII (it is sent"
-                    f" in an HTTP header) of at most {MAX_HEADER_VALUE_LENGTH} characters"
-                )
+        header_values = [("token", config.token)]
         if auth is not None:
-            for scheme in auth.schemes:
-                if scheme and not _header_safe(scheme):
-                    raise InvalidParams(
-                        "push notification config `authentication.schemes` must be printable ASCII"
-                    )
+            header_values.append(("authentication.credentials", auth.credentials))
+            header_values.extend(("authentication.schemes", scheme) for scheme in auth.schemes)
+        for field, value in header_values:
+            if value is not None and not _header_safe(value):
+                _refuse(field, "must be printable ASCII (it is sent in an HTTP header) of at most"
+                        f" {MAX_HEADER_VALUE_LENGTH} characters")  # fmt: skip
         try:
             await self.check(config.url)
         except WebhookRefused as exc:
             if exc.lasting:  # a name that does not resolve now is checked again before each POST
-                raise InvalidParams(
-                    f"push notification config `url` is refused: {exc.reason}"
-                ) from None
+                _refuse("url", f"is refused: {exc.reason}")
 
     def _allowed(self, address: IPAddress) -> bool:
         candidates: list[IPAddress] = [address]
@@ -204,6 +196,11 @@ def parse_network(entry: str) -> Network:
         return ipaddress.ip_network(entry.strip(), strict=False)
     except ValueError:
         raise ValueError(f"{entry!r} is not an IP address or a CIDR network") from None
+
+
+def _refuse(field: str, problem: str) -> NoReturn:
+    message = f"push notification config `{field}` {problem}"
+    raise InvalidParams(message, data=[{"field": field, "message": message}])
 
 
 def _header_safe(value: str) -> bool:
