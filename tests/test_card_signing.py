@@ -180,9 +180,7 @@ async def test_an_unsigned_card_is_refused_by_a_client_that_requires_signatures(
                 await client.get_card()
 
 
-async def test_after_a_rotation_cards_are_signed_by_the_new_key(
-    served: str, key_dir: Path
-) -> None:
+async def test_after_a_rotation_cards_are_signed_by_the_new_key(served: str, key_dir: Path) -> None:
     async with httpx.AsyncClient() as http:
         before = (await http.get(served + "/.well-known/agent-card.json")).json()
         rotated = KeyStore(key_dir).rotate(grace=3600)
