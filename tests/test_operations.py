@@ -461,6 +461,31 @@ async def test_push_configs_set_get_list_delete(wire: Wire) -> None:
 
 
 @over()
+@pytest.mark.parametrize(
+    ("url", "token", "field", "reason"),
+    [
+        ("http://169.254.169.254/latest/meta-data/", "t", "url", "cloud metadata"),
+        ("http://[::ffff:127.0.0.1]:8080/hook", "t", "url", "loopback"),
+        ("http://localhost:8080/hook", "t", "url", "loopback"),
+        ("http://10.0.0.8/hook", "t", "url", "private"),
+        ("http://[::1", "t", "url", "does not parse"),
+        ("file:///etc/passwd", "t", "url", "scheme"),
+        (HOOK, "tök", "token", "printable ASCII"),
+    ],
+)
+async def test_a_push_config_no_webhook_may_have_is_invalid_params(
+    wire: Wire, url: str, token: str, field: str, reason: str
+) -> None:
+    task = await finished_task(wire)
+    with pytest.raises(Refused) as refused:
+        await wire.set_push(task.id, "hook", url, token)
+    assert refused.value.reason == "INVALID_PARAMS"
+    assert f"`{field}`" in refused.value.message and reason in refused.value.message
+    assert refused.value.fields in ([], [field])
+    assert await wire.list_push(task.id) == []
+
+
+@over()
 async def test_push_configs_of_an_unknown_task_are_task_not_found(wire: Wire) -> None:
     with pytest.raises(Refused) as refused:
         await wire.set_push("no-such-task", "hook", HOOK, "t")

@@ -23,6 +23,9 @@ from accord.types import PushNotificationConfig, Task
 
 log = logging.getLogger("accord.push")
 
+RETRIED_STATUSES = frozenset({408, 425, 429})
+"""Besides 5xx, the answers that may change if the POST is tried again later."""
+
 __all__ = ["SIGNATURE_HEADER", "TOKEN_HEADER", "PushSender"]
 
 
@@ -73,6 +76,11 @@ class PushSender:
         self.token_lifetime = token_lifetime
         self._queues: dict[str, asyncio.Queue[Sequence[_Post]]] = {}
         self._workers: set[asyncio.Task[None]] = set()
+
+    @property
+    def busy(self) -> bool:
+        """Whether any delivery is queued or under way."""
+        return bool(self._queues)
 
     def note_base_url(self, base_url: str) -> None:
         """Sign as the agent at `base_url` when no issuer was configured."""
@@ -136,6 +144,8 @@ class PushSender:
                 if 200 <= status < 300:
                     return
                 problem = f"HTTP {status}"
+                if status not in RETRIED_STATUSES and status < 500:
+                    break  # a redirect (never followed) or a refusal: trying again changes nothing
             except WebhookRefused as exc:
                 if exc.lasting:
                     log.warning("push to %s for task %s refused: %s", config.url, task_id,
@@ -146,8 +156,8 @@ class PushSender:
                 problem = f"{type(exc).__name__}: {exc}"
             if attempt < self.attempts:
                 await asyncio.sleep(self.backoff * 2 ** (attempt - 1))
-        log.warning("push to %s for task %s failed %d times (%s)", config.url, task_id,
-                    self.attempts, problem)  # fmt: skip
+        log.warning("push to %s for task %s failed after %d tries (%s)", config.url, task_id,
+                    attempt, problem)  # fmt: skip
 
     async def _post_once(self, task_id: str, post: _Post) -> int:
         """POST once to the address the guard checks now; the status (the body is not read)."""

@@ -78,8 +78,8 @@ def refusal(address: IPAddress) -> str | None:
         (address.is_link_local, "a link-local address"),
         (address.is_multicast, "a multicast address"),
         (address in _UNIQUE_LOCAL, "a unique-local address"),
-        (address.is_private, "a private address"),
         (address.is_reserved, "a reserved address"),
+        (address.is_private, "a private address"),
         (not address.is_global, "not a public address"),
     ):
         if test:
