@@ -73,6 +73,14 @@ def listen(
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
 
 
+def _state(status: Any) -> str | None:
+    """A status's state as 0.x spells it (`TASK_STATE_INPUT_REQUIRED` -> `input-required`)."""
+    state = status.get("state") if isinstance(status, dict) else None
+    if not isinstance(state, str):
+        return None
+    return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+
+
 def describe(body: Any) -> str:
     """One line for a notification's body: a task (0.x) or a 1.0 StreamResponse."""
     if not isinstance(body, dict):
@@ -80,12 +88,12 @@ def describe(body: Any) -> str:
     for member, what in (("statusUpdate", "status"), ("task", "task"), ("message", "message")):
         if isinstance(body.get(member), dict):
             inner = body[member]
-            state = (inner.get("status") or {}).get("state") if what != "message" else None
+            state = _state(inner.get("status"))
             return f"{what} {state}" if state else what
     if isinstance(body.get("artifactUpdate"), dict):
         artifact = body["artifactUpdate"].get("artifact") or {}
         return f"artifact {artifact.get('artifactId', '?')}"
-    state = (body.get("status") or {}).get("state")
+    state = _state(body.get("status"))
     return f"task {state}" if state else "(unknown body)"
 
 

@@ -105,6 +105,16 @@ def run(
     if grpc_port is not None and not isinstance(found, Agent):
         raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
     if isinstance(found, Agent):
+        trust = trust if trust is not None else TrustSettings()
+        try:
+            for entry in trust.push_allow:
+                parse_network(entry)
+        except ValueError as exc:
+            raise BadArgument(f"--push-allow: {exc}") from None
+        try:
+            keys = KeyStore.open(trust.keys_dir)
+        except KeyStoreError as exc:
+            raise BadArgument(f"--keys: {exc}") from None
         storage = storage if storage is not None else StoreSettings()
         store = prepare_store(storage)
         try:
@@ -112,16 +122,6 @@ def run(
         except ValueError as exc:
             raise BadArgument(f"--bus: {exc}") from None
         typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
-        trust = trust if trust is not None else TrustSettings()
-        try:
-            keys = KeyStore.open(trust.keys_dir)
-        except KeyStoreError as exc:
-            raise BadArgument(f"--keys: {exc}") from None
-        try:
-            for entry in trust.push_allow:
-                parse_network(entry)
-        except ValueError as exc:
-            raise BadArgument(f"--push-allow: {exc}") from None
         app = found.app(
             store=store,
             bus=bus,
