@@ -4,13 +4,18 @@ with accord.push.verify; forged, changed, misaddressed, expired and replayed one
 from __future__ import annotations
 
 import asyncio
+import ssl
+import threading
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -32,6 +37,7 @@ from accord.types import (
     TaskStatus,
 )
 from agents_for_tests import SAFETY_TIMEOUT
+from certificates import Issued, TestCA
 from live_server import serve_app
 from rpc import RpcClient, connect, send_params, served
 from webhooks import LOOPBACK, Webhook, receiving
@@ -271,3 +277,73 @@ async def test_a_delivery_that_breaks_does_not_stop_the_other_webhooks_of_its_ta
             await sender.close()
     assert hook.states() == ["working", "completed"]
     assert {headers["x-a2a-notification-token"] for headers, _ in hook.calls} == {"ok"}
+
+
+# --- https: the certificate is checked against the webhook's name ----------------------------
+
+
+@contextmanager
+def serving_tls(app: Starlette, issued: Issued) -> Iterator[int]:
+    """`app` over https on a free port of 127.0.0.1, with `issued` as its certificate."""
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=0,
+        log_level="critical",
+        ssl_certfile=str(issued.cert),
+        ssl_keyfile=str(issued.key),
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "https server did not start"
+        time.sleep(0.01)
+    try:
+        yield server.servers[0].sockets[0].getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=SAFETY_TIMEOUT)
+
+
+async def deliver_once(sender: PushSender, url: str) -> None:
+    task = finished("t-tls", TaskState.COMPLETED)
+    target = PushTarget(PushNotificationConfig(url=url))
+    sender.send("t-tls", [target], EventRecord.of("t-tls", 1, task, final=True), task)
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while sender.busy:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize(
+    ("certified", "trusted", "delivered"),
+    [
+        ("hooks.test", True, True),  # the name in the URL, pinned to 127.0.0.1, verified
+        ("other.test", True, False),  # a certificate for another name
+        ("hooks.test", False, False),  # a CA nobody trusts
+    ],
+)
+async def test_https_webhooks_have_their_certificate_verified_for_their_name(
+    tmp_path: Path, certified: str, trusted: bool, delivered: bool
+) -> None:
+    ca = TestCA(tmp_path)
+    hook = Webhook()
+
+    async def hooks_test(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
+
+    app = Starlette(routes=[Route("/hook", hook.handle, methods=["POST"])])
+    with serving_tls(app, ca.issue(certified)) as port:
+        verify_with = ssl.create_default_context(cafile=str(ca.cert)) if trusted else True
+        http = httpx.AsyncClient(verify=verify_with, timeout=5.0, trust_env=False)
+        sender = PushSender(http, guard=WebhookGuard(LOOPBACK, resolver=hooks_test), attempts=1)
+        try:
+            await deliver_once(sender, f"https://hooks.test:{port}/hook")
+        finally:
+            await sender.close()
+            await http.aclose()
+    assert bool(hook.received) is delivered
+    if delivered:
+        assert hook.received[0][0]["host"] == f"hooks.test:{port}"
