@@ -13,15 +13,16 @@ import argparse
 import json
 from pathlib import Path
 
-from common import ServerSpec, _message, pin_load, raise_fd_limit, send_body, serve
+from common import ServerSpec, pin_load, raise_fd_limit, send_body, serve
 from load import wrk
 
+REST_SEND = json.dumps({"message": json.loads(send_body("1.0"))["params"]["message"]}).encode()
 # (name, path, body, version header)
 LOADS = [
     ("JSON-RPC 0.3", "/", send_body("0.3"), "0.3"),
     ("JSON-RPC 1.0", "/", send_body("1.0"), "1.0"),
-    ("HTTP+JSON 1.0", "/message:send", json.dumps({"message": _message("1.0", "hi")}).encode(), "1.0"),
-]  # fmt: skip
+    ("HTTP+JSON 1.0", "/message:send", REST_SEND, "1.0"),
+]
 
 
 def measure(tree: Path, load: tuple[str, str, bytes, str], seconds: int, conns: int) -> str:
