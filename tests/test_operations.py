@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from accord import Agent, AgentExecutor, create_app
+from accord.keys import CardSignatureError, StaticKeys, verify_card
 from accord.samples import echo
 from accord.types import new_id
 from agents_for_tests import (
@@ -440,6 +441,18 @@ async def test_list_tasks_refuses_a_page_size_out_of_range(wire: Wire) -> None:
         await wire.list_tasks(pageSize=0)
     assert refused.value.reason == "INVALID_PARAMS"
     assert refused.value.fields == ["pageSize"]
+
+
+@over()
+async def test_the_extended_card_carries_a_signature_of_what_each_wire_says(
+    wire: Wire, full_server: Server
+) -> None:
+    card = await wire.call(wire.NAMES["card"], {} if wire.version == "1.0" else None)
+    async with httpx.AsyncClient() as http:
+        jwks = (await http.get(f"{full_server.base_url}/.well-known/jwks.json")).json()
+    assert await verify_card(card, StaticKeys(jwks))
+    with pytest.raises(CardSignatureError):
+        await verify_card({**card, "name": "someone else"}, StaticKeys(jwks))
 
 
 # --- push notification configs ---------------------------------------------------------------

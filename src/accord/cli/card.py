@@ -13,8 +13,7 @@ from typer.core import TyperGroup
 from accord.cli.errors import reports_errors
 from accord.client.card_resolver import check_signature, fetch_card_document
 from accord.keys import JwksClient
-
-JWKS_PATH = "/.well-known/jwks.json"
+from accord.keys.cards import JWKS_PATH
 
 
 class ShowByDefault(TyperGroup):

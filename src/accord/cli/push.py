@@ -16,6 +16,7 @@ from accord.cli.errors import reports_errors
 from accord.cli.output import print_json_line
 from accord.client import SyncClient
 from accord.keys import JwksClient
+from accord.keys.cards import JWKS_PATH
 from accord.push import NotificationRefused, SeenTokens, verify
 from accord.types import PushNotificationConfig
 
@@ -28,7 +29,6 @@ push_app = typer.Typer(
 AgentUrl = Annotated[str, typer.Argument(metavar="URL", help="The agent's base URL.")]
 TaskId = Annotated[str, typer.Argument(metavar="TASK_ID", help="The task's id.")]
 ConfigId = Annotated[str, typer.Argument(metavar="CONFIG_ID", help="The webhook config's id.")]
-JWKS_PATH = "/.well-known/jwks.json"
 
 
 @push_app.command("listen")

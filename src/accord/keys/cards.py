@@ -15,6 +15,8 @@ from jwt.utils import base64url_decode, base64url_encode
 from accord.keys.jwks_client import JwksError
 from accord.keys.store import SigningKey
 
+JWKS_PATH = "/.well-known/jwks.json"
+"""Where an accord agent publishes the public keys its cards and notifications are signed with."""
 CARD_ALGORITHMS = ("ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "EdDSA")
 """The algorithms a card signature may use (never `none` or a shared-secret HMAC)."""
 _MAX_DEPTH = 64

@@ -12,11 +12,17 @@ from starlette.routing import BaseRoute, Route
 
 from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
+from accord.keys.cards import JWKS_PATH
 from accord.keys.store import KeyStore
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
 from accord.runtime.webhook_guard import WebhookGuard
-from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, JWKS_PATH, AgentCardEndpoint
+from accord.server.card_endpoint import (
+    CARD_PATHS,
+    EXTENDED_CARD_PATH,
+    AgentCardEndpoint,
+    CardSigner,
+)
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
@@ -84,7 +90,13 @@ def create_app(
     for rest_codec in REST_CODECS:
         interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
-    pipeline = RequestPipeline(service, agent.extensions, authenticator=authenticator, hooks=hooks)
+    pipeline = RequestPipeline(
+        service,
+        agent.extensions,
+        authenticator=authenticator,
+        hooks=hooks,
+        card_signer=CardSigner(keys),
+    )
     card = AgentCardEndpoint(agent, interfaces, keys)
     rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Literal
 
 from pydantic_core import to_json
@@ -12,13 +13,11 @@ from starlette.responses import Response
 from accord.agents.agent import Agent
 from accord.codecs.card import union_card
 from accord.errors import AuthenticatedExtendedCardNotConfigured
-from accord.keys.cards import sign_card
+from accord.keys.cards import JWKS_PATH, sign_card
 from accord.keys.store import KeyStore
 from accord.server.interfaces import ServedInterfaces
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
-JWKS_PATH = "/.well-known/jwks.json"
-"""Where the agent publishes the public keys its cards and push notifications are signed with."""
 EXTENDED_CARD_PATH = "/agent/authenticatedExtendedCard"
 """Where A2A 0.2 clients GET the extended card: `{card url}/../agent/authenticatedExtendedCard`."""
 
@@ -27,6 +26,18 @@ CACHE_CONTROL: dict[Which, str] = {
     "public": "public, max-age=300",
     "extended": "private, max-age=300",  # meant for one authenticated client
 }
+
+
+class CardSigner:
+    """Signs a card as encoded for one shape (the union card, a version's card) with the key
+    store's active key, naming the JWKS at `base_url` as its `jku`."""
+
+    def __init__(self, keys: KeyStore) -> None:
+        self.keys = keys
+
+    def __call__(self, body: bytes, base_url: str) -> bytes:
+        jku = base_url.rstrip("/") + JWKS_PATH
+        return to_json(sign_card(json.loads(body), self.keys.active(), jku=jku))
 
 
 class AgentCardEndpoint:
@@ -79,10 +90,9 @@ class AgentCardEndpoint:
         if cached is None:
             card = self.agent.extended_card if which == "extended" else self.agent.card("")
             assert card is not None
-            document = union_card(self.interfaces.card(card, base_url))
-            if key is not None:
-                document = sign_card(document, key, jku=base_url.rstrip("/") + JWKS_PATH)
-            body = to_json(document)
+            body = to_json(union_card(self.interfaces.card(card, base_url)))
+            if self.keys is not None:
+                body = CardSigner(self.keys)(body, base_url)
             cached = body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
             if len(self._cache) < 64:  # one entry per card, distinct Host and key; bounded
                 self._cache[entry] = cached

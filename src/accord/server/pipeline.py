@@ -23,7 +23,7 @@ from accord.extensions import (
     negotiate,
     requested_extensions,
 )
-from accord.types import A2AModel
+from accord.types import A2AModel, AgentCard
 
 log = logging.getLogger("accord.server")
 
@@ -101,8 +101,11 @@ class RequestPipeline:
         *,
         authenticator: Authenticator | None = None,
         hooks: Sequence[Hook] = (),
+        card_signer: Callable[[bytes, str], bytes] | None = None,
     ) -> None:
         self.operations = operations
+        self.card_signer = card_signer
+        """Signs each card an operation answers, as encoded (body, base URL) -> body."""
         self.extensions = tuple(extensions)
         self.authenticator = authenticator
         self.hooks = list(hooks)
@@ -156,6 +159,8 @@ class RequestPipeline:
                 reply.records = result
             else:
                 reply.body = target.method.encode(result)
+                if self.card_signer is not None and isinstance(result, AgentCard):
+                    reply.body = self.card_signer(reply.body, context.base_url)
         except A2AError as exc:
             reply.error = exc
         except Exception:
