@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ def test_a_new_key_is_private_on_disk_and_public_in_the_jwks(tmp_path: Path) -> 
 
     assert info.alg == "ES256"
     assert mode(directory) == 0o700
-    assert {p.name for p in directory.iterdir()} == {"keys.json", f"{info.kid}.pem"}
+    assert {p.name for p in directory.iterdir()} == {"keys.json", f"{info.kid}.pem", ".lock"}
     assert all(mode(p) == 0o600 for p in directory.iterdir())
     [public] = store.jwks()["keys"]
     assert public["kid"] == info.kid and public["use"] == "sig" and public["crv"] == "P-256"
@@ -88,3 +89,10 @@ def test_an_ephemeral_store_writes_nothing(tmp_path: Path) -> None:
     store = KeyStore.ephemeral()
     assert store.directory is None
     assert len(store.jwks()["keys"]) == 1
+
+
+def test_replicas_opening_one_directory_together_make_one_key(tmp_path: Path) -> None:
+    with ThreadPoolExecutor(8) as pool:
+        stores = list(pool.map(lambda _: KeyStore.open(tmp_path), range(8)))
+    assert len({store.active().kid for store in stores}) == 1
+    assert len(list(tmp_path.glob("*.pem"))) == 1

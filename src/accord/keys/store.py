@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
@@ -25,6 +27,7 @@ DEFAULT_GRACE = 7 * 24 * 3600.0
 """How long a rotated-out key stays published, so what it signed can still be checked."""
 
 INDEX = "keys.json"
+LOCK = ".lock"
 PrivateKey = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
 
 
@@ -121,10 +124,12 @@ class KeyStore:
 
     @classmethod
     def open(cls, directory: Path | str, *, create_alg: Algorithm = DEFAULT_ALGORITHM) -> KeyStore:
-        """The store in `directory`, given a first key (`create_alg`) if it has no active one."""
+        """The store in `directory`, given a first key (`create_alg`) if it has no active one
+        (replicas starting together on one directory make one key between them)."""
         store = cls(directory)
-        if store._active_info() is None:
-            store.new(create_alg)
+        with store._locked():
+            if store._active_info() is None:
+                store._add(generate_key(create_alg))
         return store
 
     def list_keys(self) -> list[KeyInfo]:
@@ -154,28 +159,44 @@ class KeyStore:
 
     def new(self, alg: Algorithm = DEFAULT_ALGORITHM) -> KeyInfo:
         """Create the store's first signing key (`rotate` replaces one that exists)."""
-        self._reload()
-        if self._active_info() is not None:
-            raise KeyStoreError(f"{self._where()} already has a signing key: rotate it instead")
-        return self._add(generate_key(alg))
+        with self._locked():
+            if self._active_info() is not None:
+                raise KeyStoreError(f"{self._where()} already has a signing key: rotate it instead")
+            return self._add(generate_key(alg))
 
     def rotate(self, alg: Algorithm | None = None, *, grace: float = DEFAULT_GRACE) -> KeyInfo:
         """Sign with a new key from now on (of `alg`, default: the current key's); the old
         ones stay published for `grace` seconds; keys whose grace ended are deleted."""
-        self._reload()
-        now = self._clock()
-        current = self._active_info()
-        key = generate_key(alg or (current.alg if current else DEFAULT_ALGORITHM))
-        kept: list[KeyInfo] = []
-        for info in self._infos:
-            if info.retired is None:
-                info = replace(info, retired=now, published_until=now + grace)
-            if info.published(now):
-                kept.append(info)
-            else:
-                self._delete(info.kid)
-        self._infos = kept
-        return self._add(key)
+        with self._locked():
+            now = self._clock()
+            current = self._active_info()
+            key = generate_key(alg or (current.alg if current else DEFAULT_ALGORITHM))
+            kept: list[KeyInfo] = []
+            for info in self._infos:
+                if info.retired is None:
+                    info = replace(info, retired=now, published_until=now + grace)
+                if info.published(now):
+                    kept.append(info)
+                else:
+                    self._delete(info.kid)
+            self._infos = kept
+            return self._add(key)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the directory's lock (other processes changing the store wait), reloaded."""
+        if self.directory is None:
+            yield
+            return
+        self._prepare_directory()
+        descriptor = os.open(self.directory / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            self._loaded_stamp = None  # read the index again, whatever its time stamp
+            self._reload()
+            yield
+        finally:
+            os.close(descriptor)  # releases the lock
 
     def _active_info(self) -> KeyInfo | None:
         return next((info for info in reversed(self._infos) if info.retired is None), None)
