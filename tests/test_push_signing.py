@@ -18,7 +18,7 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from accord import Agent, create_app
@@ -347,3 +347,43 @@ async def test_https_webhooks_have_their_certificate_verified_for_their_name(
     assert bool(hook.received) is delivered
     if delivered:
         assert hook.received[0][0]["host"] == f"hooks.test:{port}"
+
+
+# --- receivers that misbehave ----------------------------------------------------------------
+
+
+async def test_an_endless_answer_or_a_hanging_receiver_costs_the_sender_nothing() -> None:
+    hits: list[str] = []
+
+    async def endless(request: Request) -> StreamingResponse:
+        hits.append("endless")
+
+        async def forever() -> AsyncIterator[bytes]:
+            while True:
+                yield b"x" * 65536
+                await asyncio.sleep(0)
+
+        return StreamingResponse(forever())
+
+    async def hang(request: Request) -> Response:
+        hits.append("hang")
+        await asyncio.sleep(3)  # far beyond the sender's timeout
+        return Response(status_code=204)
+
+    receiver = Starlette(
+        routes=[
+            Route("/endless", endless, methods=["POST"]),
+            Route("/hang", hang, methods=["POST"]),
+        ]
+    )
+    with serve_app(receiver) as url:
+        sender = PushSender(guard=WebhookGuard(LOOPBACK), timeout=0.5, attempts=1)
+        try:
+            started = time.monotonic()
+            await deliver_once(sender, url + "/endless")
+            await deliver_once(sender, url + "/hang")
+            elapsed = time.monotonic() - started
+        finally:
+            await sender.close()
+    assert hits == ["endless", "hang"]
+    assert elapsed < 2.5  # the endless body was not read, the hang timed out
