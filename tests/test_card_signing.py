@@ -230,3 +230,28 @@ def _static_card(document: Any, path: str = "/.well-known/agent-card.json") -> A
         return JSONResponse(document)
 
     return Starlette(routes=[Route(path, serve)])
+
+
+async def test_the_official_sdk_verifies_the_1_0_card_accord_serves() -> None:
+    from a2a.types import AgentCard
+    from a2a.utils.signing import create_signature_verifier
+    from google.protobuf.json_format import ParseDict
+    from jwt import PyJWK
+
+    base = echo.agent.card("")
+    agent = Agent(
+        echo.agent.executor,
+        name="Ünïcode echo",
+        extended_card=base.model_copy(update={"name": "Ünïcode echo (members)"}),
+    )
+    with serve_app(create_app(agent)) as url:
+        async with httpx.AsyncClient(base_url=url) as http:
+            request = {"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard", "params": {}}
+            answer = await http.post("/", json=request, headers={"A2A-Version": "1.0"})
+            jwks = (await http.get("/.well-known/jwks.json")).json()
+    card = answer.json()["result"]
+    keys = {key["kid"]: PyJWK(key) for key in jwks["keys"]}
+    verify = create_signature_verifier(lambda kid, jku: keys[kid or ""], ["ES256"])
+    verify(ParseDict(card, AgentCard()))  # raises unless a signature verifies
+    with pytest.raises(Exception, match="No valid signature"):
+        verify(ParseDict({**card, "name": "Impostor"}, AgentCard()))
