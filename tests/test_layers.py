@@ -153,7 +153,9 @@ def test_the_client_uses_only_the_grpc_service_tables() -> None:
     assert grpc_imports <= {"accord.grpc", "accord.grpc.services"}
 
 
-@pytest.mark.parametrize("statement", ["import accord.client", "from accord import Client"])
+@pytest.mark.parametrize(
+    "statement", ["import accord.client", "from accord import Client", "import accord.push"]
+)
 def test_a_client_script_loads_no_server(statement: str) -> None:
     check = (
         f"import sys\n{statement}\n"
