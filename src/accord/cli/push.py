@@ -65,7 +65,11 @@ def listen(
         except NotificationRefused as exc:
             typer.echo(f"refused: {exc}", err=True)
             return PlainTextResponse(str(exc), status_code=401)
-        typer.echo(f"task {notification.task_id}: {describe(notification.json())}")
+        try:
+            summary = describe(notification.json())
+        except ValueError:
+            summary = "(a body that is not JSON)"
+        typer.echo(f"task {notification.task_id}: {summary}")
         return Response(status_code=204)
 
     typer.echo(f"accord: receiving notifications at {audience}", err=True)
