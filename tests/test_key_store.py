@@ -96,3 +96,9 @@ def test_replicas_opening_one_directory_together_make_one_key(tmp_path: Path) ->
         stores = list(pool.map(lambda _: KeyStore.open(tmp_path), range(8)))
     assert len({store.active().kid for store in stores}) == 1
     assert len(list(tmp_path.glob("*.pem"))) == 1
+
+
+def test_a_directory_it_cannot_write_is_a_key_store_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    with pytest.raises(KeyStoreError, match="cannot use"):
+        KeyStore.open(tmp_path / "file" / "keys")

@@ -188,13 +188,18 @@ class KeyStore:
         if self.directory is None:
             yield
             return
-        self._prepare_directory()
-        descriptor = os.open(self.directory / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            self._prepare_directory()
+            descriptor = os.open(self.directory / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise KeyStoreError(f"cannot use {self.directory}: {exc}") from exc
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
             self._loaded_stamp = None  # read the index again, whatever its time stamp
             self._reload()
             yield
+        except OSError as exc:
+            raise KeyStoreError(f"cannot change the keys in {self.directory}: {exc}") from exc
         finally:
             os.close(descriptor)  # releases the lock
 
