@@ -266,6 +266,8 @@ class KeyStore:
         except FileNotFoundError:
             self._infos, self._loaded_stamp = [], None
             return
+        except OSError as exc:
+            raise KeyStoreError(f"cannot use {self.directory}: {exc}") from exc
         if stamp == self._loaded_stamp:
             return
         _require_private(index)
