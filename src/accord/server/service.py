@@ -189,6 +189,7 @@ class A2AService:
         if push:
             self._require_push()
             await self._check_push_config(push, call)
+        self._learn_issuer(call)
         execution = await self.runtime.start(
             params, call=call, create_if_missing=create_if_missing, push_format=push_format
         )
@@ -211,6 +212,13 @@ class A2AService:
         sender = self.runtime.push
         if sender is not None:
             await sender.guard.check_config(config)
+            self._learn_issuer(call)
+
+    def _learn_issuer(self, call: CallContext) -> None:
+        """Without a configured public URL, notifications name the agent by the URL it is
+        called at (learned once; a replica may learn it from any message, not only configs)."""
+        sender = self.runtime.push
+        if sender is not None and sender.issuer is None:
             sender.note_base_url(call.base_url)
 
     def _require_push(self) -> None:
