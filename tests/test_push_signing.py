@@ -387,3 +387,15 @@ async def test_an_endless_answer_or_a_hanging_receiver_costs_the_sender_nothing(
             await sender.close()
     assert hits == ["endless", "hang"]
     assert elapsed < 2.5  # the endless body was not read, the hang timed out
+
+
+def test_seen_tokens_forget_a_token_once_it_expired() -> None:
+    now = [1000.0]
+    seen = SeenTokens(clock=lambda: now[0])
+    assert seen.first_use("a", expires=1300.0)
+    assert not seen.first_use("a", expires=1300.0)
+    for index in range(3000):  # pruning keeps the live ones
+        assert seen.first_use(f"t{index}", expires=1300.0)
+    assert not seen.first_use("t5", expires=1300.0)
+    now[0] = 1301.0
+    assert seen.first_use("a", expires=1600.0)  # expired: the token itself would be refused

@@ -53,13 +53,15 @@ class SeenTokens:
         self._expiries: dict[str, float] = {}
         self._clock = clock
         self._lock = threading.Lock()
+        self._prune_at = 1024
 
     def first_use(self, jti: str, expires: float) -> bool:
         """Remember `jti` until `expires`; False if it was already seen."""
         now = self._clock()
         with self._lock:
-            if len(self._expiries) > 1024:
+            if len(self._expiries) >= self._prune_at:  # amortized: the size doubles in between
                 self._expiries = {k: v for k, v in self._expiries.items() if v > now}
+                self._prune_at = max(1024, 2 * len(self._expiries))
             if self._expiries.get(jti, 0.0) > now:
                 return False
             self._expiries[jti] = expires
