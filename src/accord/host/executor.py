@@ -1,0 +1,165 @@
+"""HostExecutor: plans a request over the known agents, delegates, relays questions, gathers."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Any
+
+import accord
+from accord.agents import EventSink
+from accord.client import Client
+from accord.host.delegation import HOST_METADATA, Delegation, Relay, delegation_for
+from accord.host.planning import plan
+from accord.host.registry import AgentRegistry, RemoteAgent
+from accord.types import Part, Task, TaskState, TextPart
+
+log = logging.getLogger(__name__)
+
+LIST_AGENTS = re.compile(
+    r"^\s*(?:(?:list|show)(?: the| your)? agents|(?:which|what) agents(?: do you know| are there)?"
+    r"|agents|help)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+CANCEL_TIMEOUT = 10.0
+
+
+def saved_delegations(task: Task | None) -> tuple[list[Delegation], int] | None:
+    """The delegations a host task waiting for the user saved, and which one asked."""
+    message = task.status.message if task is not None else None
+    saved = (message.metadata or {}).get(HOST_METADATA) if message is not None else None
+    if not isinstance(saved, dict):
+        return None
+    try:
+        delegations = [Delegation.from_json(item) for item in saved["delegations"]]
+        asking = int(saved["asking"])
+        delegations[asking]  # must name one of them
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        log.warning("host: the saved delegations of task %s are unusable: %s", task, exc)
+        return None
+    return delegations, asking
+
+
+def question_parts(delegation: Delegation) -> list[Part]:
+    """The remote agent's question, saying who asks (its data parts, e.g. forms, as they are)."""
+    parts = list(delegation.question.parts) if delegation.question is not None else []
+    verb = "needs you to sign in" if delegation.state is TaskState.AUTH_REQUIRED else "asks"
+    if parts and isinstance(parts[0], TextPart):
+        return [TextPart(text=f"{delegation.name} {verb}: {parts[0].text}"), *parts[1:]]
+    return [TextPart(text=f"{delegation.name} {verb}:"), *parts]
+
+
+def agent_list(agents: list[RemoteAgent]) -> str:
+    if not agents:
+        return "I know no agents yet. Add one with POST /host/agents or `accord host --agent URL`."
+    lines = [
+        f"- {agent.name} ({agent.url}): {', '.join(s.name for s in agent.card.skills) or '-'}"
+        for agent in agents
+    ]
+    return "I can ask these agents:\n" + "\n".join(lines)
+
+
+class HostExecutor(accord.AgentExecutor):
+    """Answers by delegating to the agents of `registry`, several at once when a request
+    needs them; a remote question makes the host's task wait for the user, whose answer
+    goes back to the agent that asked."""
+
+    def __init__(self, registry: AgentRegistry) -> None:
+        self.registry = registry
+        self._running: dict[str, list[Delegation]] = {}
+
+    async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
+        host = accord.TaskUpdater(context, events)
+        saved = saved_delegations(context.task)
+        if saved is not None:
+            delegations, asking = saved
+            await self.answer(host, context, delegations, delegations[asking])
+            return
+        agents = await self.registry.agents()
+        if LIST_AGENTS.match(context.text):
+            await events.send(host.agent_message(agent_list(agents)))
+            return
+        await host.start_work("Choosing agents")
+        assignments = await plan(context.text, agents)
+        if not assignments:
+            await host.reject("None of the agents I know can help with that. " + agent_list(agents))
+            return
+        delegations = [delegation_for(a.agent, a.text) for a in assignments]
+        asked = "; ".join(f"{a.agent.name} ({a.skill}): {a.text}" for a in assignments)
+        plan_metadata = {
+            HOST_METADATA: {"plan": [d.origin() | {"request": d.request} for d in delegations]}
+        }
+        await host.start_work(host.agent_message(f"Asking {asked}", metadata=plan_metadata))
+        cards = {agent.url: agent.card for agent in agents}
+        self._running[context.task_id] = delegations
+        try:
+            await asyncio.gather(
+                *(
+                    Relay(host, d, cards.get(d.url)).send([TextPart(text=d.request)])
+                    for d in delegations
+                )
+            )
+        finally:
+            self._running.pop(context.task_id, None)
+        await self.conclude(host, delegations)
+
+    async def answer(
+        self,
+        host: accord.TaskUpdater,
+        context: accord.RequestContext,
+        delegations: list[Delegation],
+        asking: Delegation,
+    ) -> None:
+        """Send the user's answer to the agent that asked, follow it, then conclude."""
+        await host.start_work(
+            host.agent_message(
+                f"Passing your answer to {asking.name}",
+                metadata={HOST_METADATA: asking.origin()},
+            )
+        )
+        self._running[context.task_id] = delegations
+        try:
+            await Relay(host, asking).send(list(context.message.parts))
+        finally:
+            self._running.pop(context.task_id, None)
+        await self.conclude(host, delegations)
+
+    async def conclude(self, host: accord.TaskUpdater, delegations: list[Delegation]) -> None:
+        """Ask the user the first open question, or finish with what every agent said."""
+        for index, delegation in enumerate(delegations):
+            if delegation.waiting:
+                assert delegation.state is not None
+                metadata: dict[str, Any] = {
+                    HOST_METADATA: {
+                        **delegation.origin(),
+                        "asking": index,
+                        "delegations": [d.to_json() for d in delegations],
+                    }
+                }
+                question = host.agent_message(question_parts(delegation), metadata=metadata)
+                await host.update_status(delegation.state, question)
+                return
+        summary = "\n".join(d.summary() for d in delegations)
+        if any(d.succeeded for d in delegations):
+            await host.complete(summary)
+        else:
+            await host.fail(summary)
+
+    async def cancel(self, context: accord.RequestContext, events: EventSink) -> None:
+        """Cancel the remote tasks still open, then the host's own task."""
+        saved = saved_delegations(context.task)
+        running = self._running.get(context.task_id) or (saved[0] if saved else [])
+        await asyncio.gather(*(cancel_remote(d) for d in running if not d.settled or d.waiting))
+        await accord.TaskUpdater(context, events).cancel()
+
+
+async def cancel_remote(delegation: Delegation) -> None:
+    """Best effort: a remote task that cannot be canceled is left to finish on its own."""
+    if delegation.task_id is None:
+        return
+    try:
+        async with asyncio.timeout(CANCEL_TIMEOUT), Client(delegation.url) as client:
+            await client.cancel_task(delegation.task_id)
+    except Exception as exc:  # the host's cancel succeeds whatever the remote says
+        log.info("host: could not cancel %s at %s: %s", delegation.task_id, delegation.url, exc)
