@@ -1,0 +1,222 @@
+"""The multi-agent host against real sample agents on loopback: delegation, relays, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import pytest
+
+from accord import Agent, Client, create_app
+from accord.host import AgentRegistry, host_agent
+from accord.host.delegation import HOST_METADATA
+from accord.samples import coder, currency, echo, expense, image, movies
+from accord.types import DataPart, FilePart, FileWithBytes, Message, TaskState
+from agents_for_tests import SAFETY_TIMEOUT
+from rpc import served
+from conftest import SchemaErrors
+from sample_servers import artifact_updates, check_card, finished, follow, statuses
+
+SAMPLES: dict[str, Agent] = {
+    "currency": currency.agent,
+    "expense": expense.agent,
+    "image": image.agent,
+    "movies": movies.agent,
+    "coder": coder.agent,
+}
+
+
+@pytest.fixture(scope="module")
+def sample_urls() -> Iterator[dict[str, str]]:
+    """The five samples, each served on its own loopback port (shared by this module's tests)."""
+    with ExitStack() as stack:
+        yield {name: stack.enter_context(served(create_app(a))) for name, a in SAMPLES.items()}
+
+
+@contextmanager
+def serving_host(registry_file: Path, agents: list[str]) -> Iterator[str]:
+    """A host knowing `agents` (kept in `registry_file`), served on loopback; its URL."""
+    with served(create_app(host_agent(AgentRegistry(registry_file, agents)))) as url:
+        yield url
+
+
+@pytest.fixture
+def host_url(tmp_path: Path, sample_urls: dict[str, str]) -> Iterator[str]:
+    with serving_host(tmp_path / "agents.json", list(sample_urls.values())) as url:
+        yield url
+
+
+def says(events: list[object]) -> list[str]:
+    return [text for _, text in statuses(events)]  # type: ignore[arg-type]
+
+
+async def test_delegates_to_the_agent_whose_skill_fits(host_url: str) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        events = await follow(client, "Who directed Alien?")
+        assert statuses(events)[-1][0] is TaskState.COMPLETED
+        assert any(text.startswith("Asking Movies") for text in says(events))
+        [answer] = [e for e in statuses(events) if e[0] is TaskState.COMPLETED]
+        assert "Ridley Scott" in answer[1]
+
+
+async def test_a_request_for_two_agents_goes_to_both_and_gathers_both_results(
+    host_url: str, sample_urls: dict[str, str]
+) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        events = await follow(client, "convert 100 USD to EUR and draw a picture of a cat")
+        state, summary = statuses(events)[-1]
+        assert state is TaskState.COMPLETED, summary
+        assert "Currency: 100.00 USD = " in summary
+        assert "Image: Here is your picture of: draw a picture of a cat" in summary
+        progress = says(events)
+        assert "Currency: Looking up rates from USD to EUR" in progress
+        assert "Image: Drawing: draw a picture of a cat" in progress
+        updates = artifact_updates(events)
+        by_agent = {u.artifact.metadata[HOST_METADATA]["agent"]: u.artifact for u in updates}
+        assert set(by_agent) == {"Currency", "Image"}
+        assert by_agent["Currency"].name == "Currency: conversion"
+        assert by_agent["Image"].metadata[HOST_METADATA]["url"] == sample_urls["image"]
+        png = by_agent["Image"].parts[0]
+        assert isinstance(png, FilePart) and isinstance(png.file, FileWithBytes)
+        assert png.file.mime_type == "image/png"
+
+        task = finished(await client.get_task(events[0].id))  # type: ignore[union-attr]
+        assert {a.name for a in task.artifacts or []} == {
+            "Currency: conversion",
+            "Image: draw-a-picture-of-a-cat.png",
+        }
+
+
+async def test_a_remote_question_is_relayed_and_the_answer_goes_back(host_url: str) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        first = await follow(client, "convert 100 USD")
+        task_id = first[0].id  # type: ignore[union-attr]
+        state, question = statuses(first)[-1]
+        assert (state, question) == (TaskState.INPUT_REQUIRED, "Currency asks: To which currency?")
+        waiting = await client.get_task(task_id)
+        asked = waiting.status.message
+        assert asked is not None and asked.metadata is not None
+        assert asked.metadata[HOST_METADATA]["agent"] == "Currency"
+        remote_task_id = asked.metadata[HOST_METADATA]["taskId"]
+
+        second = await follow(client, "EUR", task_id=task_id)
+        state, summary = statuses(second)[-1]
+        assert state is TaskState.COMPLETED, summary
+        assert summary.startswith("Currency: 100.00 USD = ")
+        assert "Passing your answer to Currency" in says(second)
+        [conversion] = artifact_updates(second)
+        origin = conversion.artifact.metadata[HOST_METADATA]  # type: ignore[index]
+        assert origin["taskId"] == remote_task_id  # the same remote task went on
+
+
+async def test_the_expense_form_is_relayed_with_a_wrong_field_then_completed(
+    host_url: str,
+) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        first = await follow(client, "Please reimburse my taxi to the airport, 42.50 EUR")
+        task_id = first[0].id  # type: ignore[union-attr]
+        task = await client.get_task(task_id)
+        assert task.status.state is TaskState.INPUT_REQUIRED
+        message = task.status.message
+        assert message is not None
+        assert message.text.startswith("Expense asks: Please check and complete this form.")
+        [form] = [p.data for p in message.parts if isinstance(p, DataPart)]
+        assert form["type"] == "form" and form["formData"]["amount"] == 42.5
+
+        wrong = DataPart(data={"date": "2025-03-14", "currency": "EUR", "purpose": "x"})
+        second = await follow(client, "", task_id=task_id, parts=[wrong])
+        task = await client.get_task(task_id)
+        assert task.status.state is TaskState.INPUT_REQUIRED, statuses(second)
+        assert task.status.message is not None
+        [form] = [p.data for p in task.status.message.parts if isinstance(p, DataPart)]
+        assert set(form["errors"]) == {"purpose"}
+
+        fixed = DataPart(data={"purpose": "taxi to the airport"})
+        third = await follow(client, "", task_id=task_id, parts=[fixed])
+        state, summary = statuses(third)[-1]
+        assert state is TaskState.COMPLETED, summary
+        assert "Expense: Reimbursement EXP-" in summary
+        [record] = artifact_updates(third)
+        assert record.artifact.name == "Expense: reimbursement"
+        assert record.artifact.parts[0].data["amount"] == 42.5  # type: ignore[union-attr]
+
+
+async def test_streamed_chunks_of_a_remote_artifact_arrive_as_chunks(host_url: str) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        events = await follow(client, "write a CLI todo app in python")
+        assert statuses(events)[-1][0] is TaskState.COMPLETED, statuses(events)[-1]
+        updates = artifact_updates(events)
+        assert any(u.append for u in updates) and any(u.last_chunk for u in updates)
+        task = finished(await client.get_task(events[0].id))  # type: ignore[union-attr]
+        for artifact in task.artifacts or []:
+            assert artifact.name and artifact.name.startswith("Coder: ")
+        remote_files = {u.artifact.artifact_id for u in updates}
+        assert len(task.artifacts or []) == len(remote_files) > 1
+
+
+async def test_a_request_no_agent_fits_is_rejected_naming_the_agents(host_url: str) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        result = await client.send("xylophone zebra quux")
+        task = finished(result, TaskState.REJECTED)
+        assert task.status.message is not None
+        text = task.status.message.text
+        assert text.startswith("None of the agents I know can help with that.")
+        assert "Currency" in text and "Image" in text
+
+
+async def test_asked_for_its_agents_the_host_lists_them(host_url: str) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        reply = await client.send("Which agents do you know?")
+        assert isinstance(reply, Message)
+        assert reply.text.startswith("I can ask these agents:")
+        assert "- Movies (" in reply.text
+
+
+async def test_an_unreachable_agent_is_reported_in_words(tmp_path: Path) -> None:
+    with served(create_app(echo.agent)) as echo_url:
+        registry = AgentRegistry(tmp_path / "agents.json", [echo_url])
+        assert len(await registry.agents()) == 1
+    # The echo agent is gone now; the host still knows its card.
+    with serving_host(tmp_path / "agents.json", []) as url:
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            result = await client.send("echo hello")
+    task = finished(result, TaskState.FAILED)
+    assert task.status.message is not None
+    text = task.status.message.text
+    assert text.startswith(f"Echo (failed): could not talk to Echo at {echo_url}: ")
+    assert "cannot connect" in text
+
+
+async def test_one_failing_agent_does_not_sink_the_other(
+    tmp_path: Path, sample_urls: dict[str, str]
+) -> None:
+    with served(create_app(echo.agent)) as echo_url:
+        registry = AgentRegistry(tmp_path / "agents.json", [echo_url, sample_urls["image"]])
+        await registry.agents()
+    with serving_host(tmp_path / "agents.json", []) as url:
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            result = await client.send("echo hello and draw a red circle")
+    task = finished(result)
+    assert task.status.message is not None
+    lines = task.status.message.text.splitlines()
+    assert lines[0].startswith("Echo (failed): could not talk to Echo")
+    assert lines[1] == "Image: Here is your picture of: draw a red circle"
+    assert [a.name for a in task.artifacts or []] == ["Image: draw-a-red-circle.png"]
+
+
+async def test_a_plain_message_reply_is_gathered(tmp_path: Path) -> None:
+    with served(create_app(echo.message_agent)) as echo_url:
+        with serving_host(tmp_path / "agents.json", [echo_url]) as url:
+            async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+                result = await client.send("echo this message")
+    task = finished(result)
+    assert task.status.message is not None
+    assert task.status.message.text == "Echo (message): echo this message"
+
+
+async def test_the_host_card_validates_and_describes_its_skills(
+    tmp_path: Path, schema_errors: SchemaErrors
+) -> None:
+    card = await check_card(host_agent(AgentRegistry(tmp_path / "agents.json")), schema_errors)
+    assert [skill["id"] for skill in card["skills"]] == ["delegate", "list_agents"]
