@@ -14,8 +14,8 @@ from accord.host.delegation import HOST_METADATA
 from accord.samples import coder, currency, echo, expense, image, movies
 from accord.types import DataPart, FilePart, FileWithBytes, Message, TaskState
 from agents_for_tests import SAFETY_TIMEOUT
-from rpc import served
 from conftest import SchemaErrors
+from rpc import served
 from sample_servers import artifact_updates, check_card, finished, follow, statuses
 
 SAMPLES: dict[str, Agent] = {
@@ -206,10 +206,12 @@ async def test_one_failing_agent_does_not_sink_the_other(
 
 
 async def test_a_plain_message_reply_is_gathered(tmp_path: Path) -> None:
-    with served(create_app(echo.message_agent)) as echo_url:
-        with serving_host(tmp_path / "agents.json", [echo_url]) as url:
-            async with Client(url, timeout=SAFETY_TIMEOUT) as client:
-                result = await client.send("echo this message")
+    with (
+        served(create_app(echo.message_agent)) as echo_url,
+        serving_host(tmp_path / "agents.json", [echo_url]) as url,
+    ):
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            result = await client.send("echo this message")
     task = finished(result)
     assert task.status.message is not None
     assert task.status.message.text == "Echo (message): echo this message"
