@@ -11,9 +11,17 @@ import pytest
 from accord import Agent, Client, create_app
 from accord.host import AgentRegistry, host_agent
 from accord.host.delegation import HOST_METADATA
-from accord.samples import coder, currency, echo, expense, image, movies
-from accord.types import DataPart, FilePart, FileWithBytes, Message, TaskState
-from agents_for_tests import SAFETY_TIMEOUT
+from accord.samples import coder, currency, echo, expense, image, movies, vault
+from accord.types import (
+    AgentSkill,
+    DataPart,
+    FilePart,
+    FileWithBytes,
+    Message,
+    Task,
+    TaskState,
+)
+from agents_for_tests import SAFETY_TIMEOUT, NeverFinishes
 from conftest import SchemaErrors
 from rpc import served
 from sample_servers import artifact_updates, check_card, finished, follow, statuses
@@ -24,6 +32,7 @@ SAMPLES: dict[str, Agent] = {
     "image": image.agent,
     "movies": movies.agent,
     "coder": coder.agent,
+    "vault": vault.agent,
 }
 
 
@@ -222,3 +231,68 @@ async def test_the_host_card_validates_and_describes_its_skills(
 ) -> None:
     card = await check_card(host_agent(AgentRegistry(tmp_path / "agents.json")), schema_errors)
     assert [skill["id"] for skill in card["skills"]] == ["delegate", "list_agents"]
+
+
+async def test_two_agents_asking_are_asked_one_after_the_other(host_url: str) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        first = await follow(client, "convert 100 USD and reimburse my taxi, 42.50 EUR")
+        task_id = first[0].id  # type: ignore[union-attr]
+        assert statuses(first)[-1] == (
+            TaskState.INPUT_REQUIRED,
+            "Currency asks: To which currency?",
+        )
+
+        second = await follow(client, "to EUR", task_id=task_id)
+        state, asked = statuses(second)[-1]
+        assert (state, asked) == (
+            TaskState.INPUT_REQUIRED,
+            "Expense asks: Please check and complete this form.",
+        )
+        assert [u.artifact.name for u in artifact_updates(second)] == ["Currency: conversion"]
+
+        answer = {"date": "2025-03-14", "purpose": "taxi to the airport"}
+        third = await follow(client, "", task_id=task_id, parts=[DataPart(data=answer)])
+        state, summary = statuses(third)[-1]
+        assert state is TaskState.COMPLETED, summary
+        currency_line, expense_line = summary.splitlines()
+        assert currency_line.startswith("Currency: 100.00 USD = ")
+        assert expense_line.startswith("Expense: Reimbursement EXP-")
+        task = finished(await client.get_task(task_id))
+        assert [a.name for a in task.artifacts or []] == [
+            "Currency: conversion",
+            "Expense: reimbursement",
+        ]
+
+
+async def test_an_auth_required_agent_is_relayed_as_auth_required(host_url: str) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        asked = await client.send("open the vault")
+        assert isinstance(asked, Task) and asked.status.state is TaskState.AUTH_REQUIRED
+        assert asked.status.message is not None
+        assert asked.status.message.text.startswith("Vault needs you to sign in: ")
+        needed = [p.data for p in asked.status.message.parts if isinstance(p, DataPart)]
+        assert needed == [vault.NEEDED]
+        secret = DataPart(data={"passphrase": vault.DEFAULT_PASSPHRASE})
+        done = finished(await client.send("", parts=[secret], task_id=asked.id))
+        assert [a.name for a in done.artifacts or []] == ["Vault: secret"]
+
+
+async def test_canceling_the_host_task_cancels_the_remote_one(tmp_path: Path) -> None:
+    worker = NeverFinishes()
+    skill = AgentSkill(id="work", name="Work", description="Works forever.", tags=["work"])
+    with (
+        served(create_app(Agent(worker, name="Worker", skills=[skill]))) as worker_url,
+        serving_host(tmp_path / "agents.json", [worker_url]) as url,
+    ):
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            async with client.stream("work, please") as events:
+                async for event in events:  # until the host has heard from the worker
+                    if statuses([event]) == [(TaskState.WORKING, "Worker: working on it")]:
+                        break
+                canceled = await client.cancel_task(event.task_id)  # type: ignore[union-attr]
+            assert canceled.status.state is TaskState.CANCELED
+            await worker.cancel_called.wait()
+            await worker.stopped.wait()
+            remote_id = canceled.history[-1].metadata[HOST_METADATA]["taskId"]  # type: ignore[index]
+        async with Client(worker_url, timeout=SAFETY_TIMEOUT) as remote:
+            assert (await remote.get_task(remote_id)).status.state is TaskState.CANCELED

@@ -130,6 +130,8 @@ class Relay:
         self.host = host
         self.delegation = delegation
         self.card = card
+        self.quiet = False
+        """Set when the host's task is canceled: nothing more is relayed into it."""
 
     async def send(self, parts: list[Part]) -> None:
         delegation = self.delegation
@@ -204,6 +206,8 @@ class Relay:
         self, artifact: Artifact, *, append: bool = False, last: bool | None = None
     ) -> None:
         delegation = self.delegation
+        if self.quiet:
+            return
         if not append and artifact.text and artifact.text not in delegation.artifact_texts:
             delegation.artifact_texts.append(artifact.text)
         named = f"{delegation.name}: {artifact.name}" if artifact.name else delegation.name
@@ -221,5 +225,7 @@ class Relay:
 
     async def say(self, text: str) -> None:
         """A `working` status update of the host's task, naming the agent in its metadata."""
+        if self.quiet:
+            return
         message = self.host.agent_message(text, metadata={HOST_METADATA: self.delegation.origin()})
         await self.host.update_status(TaskState.WORKING, message)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 import accord
@@ -27,9 +29,10 @@ CANCEL_TIMEOUT = 10.0
 
 def saved_delegations(task: Task | None) -> tuple[list[Delegation], int] | None:
     """The delegations a host task waiting for the user saved, and which one asked."""
-    message = task.status.message if task is not None else None
-    saved = (message.metadata or {}).get(HOST_METADATA) if message is not None else None
-    if not isinstance(saved, dict):
+    if task is None or not task.status.state.is_interrupted or task.status.message is None:
+        return None
+    saved = (task.status.message.metadata or {}).get(HOST_METADATA)
+    if not isinstance(saved, dict) or "delegations" not in saved:
         return None
     try:
         delegations = [Delegation.from_json(item) for item in saved["delegations"]]
@@ -60,6 +63,15 @@ def agent_list(agents: list[RemoteAgent]) -> str:
     return "I can ask these agents:\n" + "\n".join(lines)
 
 
+@dataclass(slots=True)
+class _Work:
+    """The remote tasks a run of the host follows, and whether its task was canceled."""
+
+    delegations: list[Delegation]
+    relays: list[Relay]
+    canceled: bool = False
+
+
 class HostExecutor(accord.AgentExecutor):
     """Answers by delegating to the agents of `registry`, several at once when a request
     needs them; a remote question makes the host's task wait for the user, whose answer
@@ -67,7 +79,7 @@ class HostExecutor(accord.AgentExecutor):
 
     def __init__(self, registry: AgentRegistry) -> None:
         self.registry = registry
-        self._running: dict[str, list[Delegation]] = {}
+        self._running: dict[str, _Work] = {}
 
     async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
         host = accord.TaskUpdater(context, events)
@@ -92,17 +104,27 @@ class HostExecutor(accord.AgentExecutor):
         }
         await host.start_work(host.agent_message(f"Asking {asked}", metadata=plan_metadata))
         cards = {agent.url: agent.card for agent in agents}
-        self._running[context.task_id] = delegations
+        relays = [Relay(host, d, cards.get(d.url)) for d in delegations]
+        sends = [relay.send([TextPart(text=relay.delegation.request)]) for relay in relays]
+        if await self.follow(context.task_id, delegations, relays, *sends):
+            await self.conclude(host, delegations)
+
+    async def follow(
+        self,
+        task_id: str,
+        delegations: list[Delegation],
+        relays: list[Relay],
+        *sends: Coroutine[Any, Any, None],
+    ) -> bool:
+        """Run `sends` (the relays' messages) together; False when the host's task was
+        canceled meanwhile (then there is nothing left to conclude)."""
+        work = _Work(delegations, relays)
+        self._running[task_id] = work
         try:
-            await asyncio.gather(
-                *(
-                    Relay(host, d, cards.get(d.url)).send([TextPart(text=d.request)])
-                    for d in delegations
-                )
-            )
+            await asyncio.gather(*sends)
         finally:
-            self._running.pop(context.task_id, None)
-        await self.conclude(host, delegations)
+            self._running.pop(task_id, None)
+        return not work.canceled
 
     async def answer(
         self,
@@ -118,12 +140,10 @@ class HostExecutor(accord.AgentExecutor):
                 metadata={HOST_METADATA: asking.origin()},
             )
         )
-        self._running[context.task_id] = delegations
-        try:
-            await Relay(host, asking).send(list(context.message.parts))
-        finally:
-            self._running.pop(context.task_id, None)
-        await self.conclude(host, delegations)
+        relay = Relay(host, asking)
+        sending = relay.send(list(context.message.parts))
+        if await self.follow(context.task_id, delegations, [relay], sending):
+            await self.conclude(host, delegations)
 
     async def conclude(self, host: accord.TaskUpdater, delegations: list[Delegation]) -> None:
         """Ask the user the first open question, or finish with what every agent said."""
@@ -148,9 +168,16 @@ class HostExecutor(accord.AgentExecutor):
 
     async def cancel(self, context: accord.RequestContext, events: EventSink) -> None:
         """Cancel the remote tasks still open, then the host's own task."""
-        saved = saved_delegations(context.task)
-        running = self._running.get(context.task_id) or (saved[0] if saved else [])
-        await asyncio.gather(*(cancel_remote(d) for d in running if not d.settled or d.waiting))
+        work = self._running.get(context.task_id)
+        if work is not None:
+            work.canceled = True
+            for relay in work.relays:
+                relay.quiet = True
+            open_ones = [d for d in work.delegations if not d.settled or d.waiting]
+        else:
+            saved = saved_delegations(context.task)
+            open_ones = [d for d in saved[0] if d.waiting] if saved else []
+        await asyncio.gather(*(cancel_remote(d) for d in open_ones))
         await accord.TaskUpdater(context, events).cancel()
 
 
@@ -162,4 +189,4 @@ async def cancel_remote(delegation: Delegation) -> None:
         async with asyncio.timeout(CANCEL_TIMEOUT), Client(delegation.url) as client:
             await client.cancel_task(delegation.task_id)
     except Exception as exc:  # the host's cancel succeeds whatever the remote says
-        log.info("host: could not cancel %s at %s: %s", delegation.task_id, delegation.url, exc)
+        log.warning("host: could not cancel %s at %s: %s", delegation.task_id, delegation.url, exc)

@@ -16,9 +16,7 @@ from accord.samples.language import ChatModel, ModelError
 log = logging.getLogger(__name__)
 
 JOINING = r"(?:and then|and also|and|then|also|plus)\s+"
-SEPARATOR = re.compile(
-    rf"((?:(?<=[.!?])\s+|\s*;\s*)(?:{JOINING})?|,?\s+{JOINING})", re.IGNORECASE
-)
+SEPARATOR = re.compile(rf"((?:(?<=[.!?])\s+|\s*;\s*)(?:{JOINING})?|,?\s+{JOINING})", re.IGNORECASE)
 """Where a request may hold two: sentence ends, semicolons and joining words (kept, to rejoin)."""
 
 
