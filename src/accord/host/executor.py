@@ -167,7 +167,7 @@ class HostExecutor(accord.AgentExecutor):
             await host.fail(summary)
 
     async def cancel(self, context: accord.RequestContext, events: EventSink) -> None:
-        """Cancel the remote tasks still open, then the host's own task."""
+        """Cancel the host's task, then the remote tasks it still has open (best effort)."""
         work = self._running.get(context.task_id)
         if work is not None:
             work.canceled = True
@@ -177,8 +177,9 @@ class HostExecutor(accord.AgentExecutor):
         else:
             saved = saved_delegations(context.task)
             open_ones = [d for d in saved[0] if d.waiting] if saved else []
-        await asyncio.gather(*(cancel_remote(d) for d in open_ones))
+        # Canceled first: once the relays end, the run may return before this does.
         await accord.TaskUpdater(context, events).cancel()
+        await asyncio.gather(*(cancel_remote(d) for d in open_ones))
 
 
 async def cancel_remote(delegation: Delegation) -> None:
