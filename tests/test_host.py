@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from accord import Agent, Client, create_app
+from accord.agents import AgentExecutor
+from accord.errors import InvalidParams
 from accord.host import AgentRegistry, host_agent
 from accord.host.delegation import HOST_METADATA
 from accord.samples import coder, currency, echo, expense, image, movies, vault
@@ -21,7 +23,7 @@ from accord.types import (
     Task,
     TaskState,
 )
-from agents_for_tests import SAFETY_TIMEOUT, NeverFinishes
+from agents_for_tests import SAFETY_TIMEOUT, NeverFinishes, Raises, rejects_before_task
 from conftest import SchemaErrors
 from rpc import served
 from sample_servers import artifact_updates, check_card, finished, follow, statuses
@@ -296,3 +298,51 @@ async def test_canceling_the_host_task_cancels_the_remote_one(tmp_path: Path) ->
             remote_id = canceled.history[-1].metadata[HOST_METADATA]["taskId"]  # type: ignore[index]
         async with Client(worker_url, timeout=SAFETY_TIMEOUT) as remote:
             assert (await remote.get_task(remote_id)).status.state is TaskState.CANCELED
+
+
+def broken(name: str, executor: AgentExecutor) -> Agent:
+    skill = AgentSkill(id="break", name="Break", description="Breaks things.", tags=["break"])
+    return Agent(executor, name=name, skills=[skill])
+
+
+@pytest.mark.parametrize(
+    ("executor", "reason"),
+    [
+        (
+            Raises(RuntimeError("the disk is full")),
+            "Crashy (failed): The agent failed: RuntimeError: the disk is full",
+        ),
+        (
+            rejects_before_task(InvalidParams("no breaking on Sundays")),
+            "Crashy (failed): Crashy answered with an error: no breaking on Sundays",
+        ),
+    ],
+)
+async def test_a_failing_remote_agent_is_reported_in_words(
+    tmp_path: Path, executor: AgentExecutor, reason: str
+) -> None:
+    with (
+        served(create_app(broken("Crashy", executor))) as crashy_url,
+        serving_host(tmp_path / "agents.json", [crashy_url]) as url,
+    ):
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            task = finished(await client.send("break it"), TaskState.FAILED)
+    assert task.status.message is not None
+    assert task.status.message.text.startswith(reason), task.status.message.text
+
+
+async def test_an_agent_that_does_not_stream_is_asked_with_blocking_sends(tmp_path: Path) -> None:
+    card = currency.agent.card("")
+    plain = Agent(currency.CurrencyAgent(), name="Currency", skills=card.skills, streaming=False)
+    with (
+        served(create_app(plain)) as currency_url,
+        serving_host(tmp_path / "agents.json", [currency_url]) as url,
+    ):
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            asked = await client.send("convert 100 USD")
+            assert isinstance(asked, Task) and asked.status.message is not None
+            assert asked.status.message.text == "Currency asks: To which currency?"
+            done = finished(await client.send("EUR", task_id=asked.id))
+    assert done.status.message is not None
+    assert done.status.message.text.startswith("Currency: 100.00 USD = ")
+    assert [a.name for a in done.artifacts or []] == ["Currency: conversion"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from accord.agents import TaskUpdater
 from accord.client import Client
+from accord.errors import A2AError
 from accord.host.registry import RemoteAgent
 from accord.types import (
     AgentCard,
@@ -155,6 +156,11 @@ class Relay:
                 if not delegation.settled and delegation.task_id is not None:
                     # The stream ended early (a dropped connection): ask where the task is.
                     await self.relay(await client.get_task(delegation.task_id))
+        except A2AError as exc:
+            delegation.state = TaskState.FAILED
+            delegation.outcome = f"{delegation.name} answered with an error: {exc.message}"
+            await self.say(delegation.outcome)
+            return
         except Exception as exc:  # a remote agent must never bring the host down
             log.info("host: %s failed: %s", delegation.url, exc, exc_info=True)
             delegation.state = TaskState.FAILED
