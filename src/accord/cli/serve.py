@@ -70,7 +70,8 @@ def run(
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     replica = replica if replica is not None else ReplicaSettings()
-    app = found = find_target(target) if isinstance(target, str) else target
+    found = find_target(target) if isinstance(target, str) else target
+    app: Any = found
     if grpc_port is not None and not isinstance(found, Agent):
         raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
     if isinstance(found, Agent):
