@@ -7,6 +7,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
+from starlette.applications import Starlette
 
 from accord import Agent, Client, create_app
 from accord.agents import AgentExecutor
@@ -14,6 +15,7 @@ from accord.errors import InvalidParams
 from accord.host import AgentRegistry, host_agent
 from accord.host.delegation import HOST_METADATA
 from accord.samples import coder, currency, echo, expense, image, movies, vault
+from accord.store import open_store
 from accord.types import (
     AgentSkill,
     DataPart,
@@ -346,3 +348,22 @@ async def test_an_agent_that_does_not_stream_is_asked_with_blocking_sends(tmp_pa
     assert done.status.message is not None
     assert done.status.message.text.startswith("Currency: 100.00 USD = ")
     assert [a.name for a in done.artifacts or []] == ["Currency: conversion"]
+
+
+async def test_a_question_waits_across_a_restart_of_the_host(
+    tmp_path: Path, sample_urls: dict[str, str]
+) -> None:
+    def host_app() -> Starlette:
+        agent = host_agent(AgentRegistry(tmp_path / "agents.json", [sample_urls["currency"]]))
+        return create_app(agent, store=open_store(f"sqlite:///{tmp_path / 'host.db'}"))
+
+    with served(host_app()) as url:
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            asked = await client.send("convert 100 USD")
+    assert isinstance(asked, Task) and asked.status.state is TaskState.INPUT_REQUIRED
+    with served(host_app()) as url:
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            done = finished(await client.send("to JPY", task_id=asked.id))
+    assert done.status.message is not None
+    assert done.status.message.text.startswith("Currency: 100.00 USD = ")
+    assert " JPY (1 USD = " in done.status.message.text
