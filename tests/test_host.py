@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 
@@ -367,3 +368,15 @@ async def test_a_question_waits_across_a_restart_of_the_host(
     assert done.status.message is not None
     assert done.status.message.text.startswith("Currency: 100.00 USD = ")
     assert " JPY (1 USD = " in done.status.message.text
+
+
+async def test_a_host_that_knows_itself_stops_after_a_few_hops(tmp_path: Path) -> None:
+    with serving_host(tmp_path / "agents.json", []) as url:
+        async with httpx.AsyncClient(timeout=SAFETY_TIMEOUT) as http:
+            assert (await http.post(url + "/host/agents", json={"url": url})).status_code == 201
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            task = finished(await client.send("convert 100 USD to EUR"), TaskState.FAILED)
+    assert task.status.message is not None
+    text = task.status.message.text
+    assert text.startswith("Host (failed): Host (failed): Host (rejected): ")
+    assert "already passed through 3 hosts" in text

@@ -32,6 +32,8 @@ HOST_METADATA = "accord.host"
 """Metadata key naming the remote agent (and task) behind a status message or artifact."""
 
 SUCCEEDED = frozenset({TaskState.COMPLETED})
+SUMMARY_LIMIT = 500
+"""At most this many characters of each agent's answer in the host's final message."""
 
 
 @dataclass(slots=True)
@@ -76,7 +78,7 @@ class Delegation:
         return origin
 
     def summary(self) -> str:
-        said = self.outcome or "; ".join(self.artifact_texts)
+        said = shortened(self.outcome or "; ".join(self.artifact_texts))
         if self.succeeded:
             return f"{self.name}: {said or 'done.'}"
         state = self.state.value if self.state is not None else "not reached"
@@ -115,6 +117,10 @@ class Delegation:
         )
 
 
+def shortened(text: str, limit: int = SUMMARY_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def delegation_for(agent: RemoteAgent, request: str) -> Delegation:
     return Delegation(url=agent.url, name=agent.name, request=request)
 
@@ -126,11 +132,18 @@ class Relay:
     anything the remote agent does: a failure becomes the delegation's state and outcome."""
 
     def __init__(
-        self, host: TaskUpdater, delegation: Delegation, card: AgentCard | None = None
+        self,
+        host: TaskUpdater,
+        delegation: Delegation,
+        card: AgentCard | None = None,
+        *,
+        depth: int = 1,
     ) -> None:
         self.host = host
         self.delegation = delegation
         self.card = card
+        self.depth = depth
+        """How many hosts the message has passed through, counting this one (sent along)."""
         self.quiet = False
         """Set when the host's task is canceled: nothing more is relayed into it."""
 
@@ -142,6 +155,7 @@ class Relay:
             parts=parts,
             task_id=delegation.task_id,
             context_id=delegation.context_id,
+            metadata={HOST_METADATA: {"depth": self.depth}},
         )
         delegation.question = None
         try:

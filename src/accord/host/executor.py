@@ -25,6 +25,15 @@ LIST_AGENTS = re.compile(
     re.IGNORECASE,
 )
 CANCEL_TIMEOUT = 10.0
+MAX_DEPTH = 3
+"""How many hosts a request may pass through in a row (a host delegating to a host ...)."""
+
+
+def host_depth(context: accord.RequestContext) -> int:
+    """How many hosts the incoming message has passed through (0: it comes from a user)."""
+    sent = (context.message.metadata or {}).get(HOST_METADATA)
+    depth = sent.get("depth") if isinstance(sent, dict) else None
+    return depth if isinstance(depth, int) and depth > 0 else 0
 
 
 def saved_delegations(task: Task | None) -> tuple[list[Delegation], int] | None:
@@ -88,6 +97,13 @@ class HostExecutor(accord.AgentExecutor):
             delegations, asking = saved
             await self.answer(host, context, delegations, delegations[asking])
             return
+        depth = host_depth(context) + 1
+        if depth > MAX_DEPTH:
+            await host.reject(
+                f"This request has already passed through {MAX_DEPTH} hosts; "
+                "a host that knows itself (or a ring of hosts) would pass it on forever."
+            )
+            return
         agents = await self.registry.agents()
         if LIST_AGENTS.match(context.text):
             await events.send(host.agent_message(agent_list(agents)))
@@ -104,7 +120,7 @@ class HostExecutor(accord.AgentExecutor):
         }
         await host.start_work(host.agent_message(f"Asking {asked}", metadata=plan_metadata))
         cards = {agent.url: agent.card for agent in agents}
-        relays = [Relay(host, d, cards.get(d.url)) for d in delegations]
+        relays = [Relay(host, d, cards.get(d.url), depth=depth) for d in delegations]
         sends = [relay.send([TextPart(text=relay.delegation.request)]) for relay in relays]
         if await self.follow(context.task_id, delegations, relays, *sends):
             await self.conclude(host, delegations)
@@ -140,7 +156,7 @@ class HostExecutor(accord.AgentExecutor):
                 metadata={HOST_METADATA: asking.origin()},
             )
         )
-        relay = Relay(host, asking)
+        relay = Relay(host, asking, depth=host_depth(context) + 1)
         sending = relay.send(list(context.message.parts))
         if await self.follow(context.task_id, delegations, [relay], sending):
             await self.conclude(host, delegations)
