@@ -154,9 +154,26 @@ async def test_start_up_agents_are_added_once_reachable_and_kept(tmp_path: Path)
     registry_file = tmp_path / "agents.json"
     with served(create_app(currency.agent)) as currency_url:
         dead = closed_port_url()
-        registry = AgentRegistry(registry_file, [currency_url, dead])
+        registry = AgentRegistry(registry_file, [currency_url, dead, "not a url"])
         assert [a.name for a in await registry.agents()] == ["Currency"]
         assert [a.url for a in await AgentRegistry(registry_file).agents()] == [currency_url]
+
+
+async def test_a_start_up_agent_not_up_yet_is_tried_again_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("accord.host.registry.RETRY_SECONDS", 0.0)
+    card = currency.agent.card("http://127.0.0.1:1/").model_dump(by_alias=True, mode="json")
+    up = False
+
+    async def late_card(_: object) -> JSONResponse:
+        return JSONResponse(card) if up else JSONResponse({"error": "starting"}, 503)
+
+    with serve_app(Starlette(routes=[Route("/.well-known/agent-card.json", late_card)])) as url:
+        registry = AgentRegistry(tmp_path / "agents.json", [url])
+        assert await registry.agents() == []
+        up = True
+        assert [a.name for a in await registry.agents()] == ["Currency"]
 
 
 async def test_a_file_written_by_another_process_is_read_again(tmp_path: Path) -> None:

@@ -155,8 +155,13 @@ class AgentRegistry:
         still: list[str] = []
         for url in self._pending:
             try:
-                if normalized_url(url) not in known:
-                    await self.add(url)
+                if normalized_url(url) in known:
+                    continue
+            except RegistryError as exc:  # never going to work: say so once
+                log.error("host: not adding the agent %r: %s", url, exc)
+                continue
+            try:
+                await self.add(url)
             except RegistryError as exc:
                 log.warning("host: cannot add the agent %s yet: %s", url, exc)
                 still.append(url)
