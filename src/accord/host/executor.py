@@ -48,7 +48,7 @@ def saved_delegations(task: Task | None) -> tuple[list[Delegation], int] | None:
         asking = int(saved["asking"])
         delegations[asking]  # must name one of them
     except (KeyError, IndexError, TypeError, ValueError) as exc:
-        log.warning("host: the saved delegations of task %s are unusable: %s", task, exc)
+        log.warning("host: the saved delegations of task %s are unusable: %s", task.id, exc)
         return None
     return delegations, asking
 

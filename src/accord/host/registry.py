@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -149,22 +150,29 @@ class AgentRegistry:
         return removed
 
     async def _add_pending(self) -> None:
+        """Fetch the start-up agents not known yet, all at once; keep them in the given order."""
         with self._lock:
             self._reload()
             known = set(self._agents)
-        still: list[str] = []
+        urls: list[str] = []
         for url in self._pending:
             try:
-                if normalized_url(url) in known:
-                    continue
+                if normalized_url(url) not in known:
+                    urls.append(url)
             except RegistryError as exc:  # never going to work: say so once
                 log.error("host: not adding the agent %r: %s", url, exc)
-                continue
-            try:
-                await self.add(url)
-            except RegistryError as exc:
-                log.warning("host: cannot add the agent %s yet: %s", url, exc)
-                still.append(url)
+        found = await asyncio.gather(*(resolve(url) for url in urls), return_exceptions=True)
+        still: list[str] = []
+        with self._lock:
+            self._reload()
+            for url, agent in zip(urls, found, strict=True):
+                if isinstance(agent, RemoteAgent):
+                    self._agents.setdefault(agent.url, agent)
+                else:
+                    log.warning("host: cannot add the agent %s yet: %s", url, agent)
+                    still.append(url)
+            if len(still) < len(urls):
+                self._save()
         self._pending = still
         self._next_try = time.monotonic() + RETRY_SECONDS
 
