@@ -71,5 +71,6 @@ def test_accord_host_knows_the_agents_given_and_keeps_them_in_its_file(tmp_path:
             assert card["name"] == "Host" and card["skills"][0]["id"] == "delegate"
         finally:
             process.terminate()
-            process.communicate(timeout=SAFETY_TIMEOUT)
+            _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert "the agents it knows are kept in .accord/host/agents.json" in stderr
     assert (tmp_path / ".accord" / "host" / "agents.json").exists()  # the default place

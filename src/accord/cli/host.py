@@ -50,6 +50,7 @@ def host(
     from accord.host import host_agent
 
     known = [*initial_urls(), *(agents or [])]
+    typer.echo(f"accord host: the agents it knows are kept in {registry}", err=True)
     serving.run(host_agent(registry, known), host, port, log_level, StoreSettings(url=store))
 
 
