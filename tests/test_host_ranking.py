@@ -153,6 +153,21 @@ def test_rules_split_a_request_between_agents(
     assert [(a.agent.name, a.text) for a in assignments] == expected
 
 
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("@image convert 100 USD", [("Image", "convert 100 USD")]),
+        ("@Currency: how much is a dollar", [("Currency", "how much is a dollar")]),
+        ("@nobody convert 100 USD", [("Currency", "@nobody convert 100 USD")]),
+        ("email me @image", [("Image", "email me @image")]),
+    ],
+)
+async def test_an_agent_named_with_an_at_sign_gets_the_request(
+    request_text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert [(a.agent.name, a.text) for a in await plan(request_text, AGENTS)] == expected
+
+
 async def test_a_configured_model_routes_the_request(monkeypatch: pytest.MonkeyPatch) -> None:
     chat = FakeChat(
         [FakeChat.text('{"tasks": [{"agent": 2, "request": "pay back my hotel night, 120 EUR"}]}')]

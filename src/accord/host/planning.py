@@ -103,10 +103,29 @@ def assignments_from_model(
     return assignments
 
 
+ADDRESSED = re.compile(r"^\s*@(?P<name>[^\s:,]+)[\s:,]+(?P<text>\S.*)$", re.DOTALL)
+
+
+def addressed(text: str, agents: Sequence[RemoteAgent]) -> Assignment | None:
+    """`@name request`: the request for the agent so named (its name without spaces, any
+    case), when one is."""
+    found = ADDRESSED.match(text)
+    if found is None:
+        return None
+    name = found["name"].lower()
+    for agent in agents:
+        if agent.name.replace(" ", "").lower() == name:
+            return Assignment(agent, found["text"].strip(), "addressed by name")
+    return None
+
+
 async def plan(text: str, agents: Sequence[RemoteAgent]) -> list[Assignment]:
-    """Which agents to ask what: a model's choice when one is configured (the samples'
-    `ACCORD_LLM_*` variables), else the lexical ranking; the ranking also when the model
-    cannot be reached or answers something unusable."""
+    """Which agents to ask what: the agent named with `@name`, else a model's choice when
+    one is configured (the samples' `ACCORD_LLM_*` variables), else the lexical ranking; the
+    ranking also when the model cannot be reached or answers something unusable."""
+    chosen = addressed(text, agents)
+    if chosen is not None:
+        return [chosen]
     model = ChatModel.from_env()
     if model is not None and agents:
         instructions = INSTRUCTIONS.format(agents=describe_agents(agents))
