@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from accord.cli import chat as chat_session
+from accord.cli import host as host_command
 from accord.cli import serve as serving
 from accord.cli import storage
 from accord.cli.card import card_app
@@ -79,6 +80,7 @@ app.add_typer(db, name="db")
 app.add_typer(card_app, name="card")
 app.add_typer(keys_app, name="keys")
 app.add_typer(push_app, name="push")
+host_command.register(app)
 
 
 @app.command()
