@@ -16,6 +16,9 @@ from accord.types import (
     SecurityScheme,
 )
 
+DEFAULT_PORT = 8000
+"""Where `Agent.serve` and `accord serve` listen unless told otherwise."""
+
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.routing import BaseRoute
@@ -88,11 +91,27 @@ class Agent:
 
         return create_app(self, **options)
 
-    def serve(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Serve this agent with uvicorn until interrupted."""
-        import uvicorn
+    def serve(
+        self,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        *,
+        store: str | None = None,
+        log_level: str = "warning",
+        **options: Any,
+    ) -> None:
+        """Serve this agent until interrupted, as `accord serve module:agent` does.
 
-        uvicorn.run(self.app(**options), host=host, port=port, log_level="warning")
+        Tasks are kept in the store at `store` (a SQLite file under `./.accord` by default,
+        `memory` to keep none); it says where it serves and where tasks are kept on stderr,
+        and ends with one line if the port is taken. `options` go to `accord.create_app`.
+        """
+        from accord.cli.errors import exit_on_errors
+        from accord.cli.serve import serve
+        from accord.cli.storage import StoreSettings
+
+        storage = StoreSettings() if store is None else StoreSettings(url=store)
+        exit_on_errors(lambda: serve(self, host, port, log_level, storage, app_options=options))
 
     def __repr__(self) -> str:
         return f"Agent(name={self.name!r}, executor={type(self.executor).__name__})"
