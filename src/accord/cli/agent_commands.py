@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.measure import Measurement
-from rich.table import Table
 
 from accord.cli import chat as chat_session
 from accord.cli.conversation import ViewSettings
@@ -212,13 +210,14 @@ def tasks(
     if not page.tasks:
         console.print("no tasks", style="dim")
         return
-    table = Table("task", "state", "context", "updated", box=None, padding=(0, 2, 0, 0))
+    rows = [("task", "state", "context", "updated")]
     for task in page.tasks:
         updated = (task.status.timestamp or "")[:19].replace("T", " ")
-        table.add_row(task.id, task.status.state.value, task.context_id, updated)
-    wide = console.options.update_width(10_000)
-    whole = Measurement.get(console, wide, table).maximum  # ids are never cut short
-    console.print(table, width=max(console.width, whole))
+        rows.append((task.id, task.status.state.value, task.context_id, updated))
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    for number, row in enumerate(rows):  # columns padded by hand: ids are never cut short
+        line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        console.print(f"{line}  {row[3]}", style="bold" if number == 0 else None)
     if page.next_page_token:
         console.print(f"(more: --page-token {page.next_page_token})", style="dim")
 

@@ -85,6 +85,7 @@ class ChatSession:
         self.save_to = save_to
         self.read_line = read_line
         self.conversation = Conversation()
+        self.shown_messages: set[str] = set()
         self.interactive = sys.stdin.isatty()
         card = client.get_card()
         self.agent_name = card.name
@@ -126,7 +127,7 @@ class ChatSession:
         )
         conversation.attachments.clear()
         settings = ViewSettings(self.agent_name, self.save_to)
-        view = self.output.view(self.console, settings)
+        view = self.output.view(self.console, settings, shown_messages=self.shown_messages)
         try:
             take_turn(self.client, view, turn, streaming=self.streaming)
         except (A2AError, A2AClientError) as exc:

@@ -59,9 +59,16 @@ class ViewSettings:
 class ConversationView:
     """Shows one answer (a task or a message, or the events of a stream) as a conversation."""
 
-    def __init__(self, console: Console, settings: ViewSettings | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        settings: ViewSettings | None = None,
+        shown_messages: set[str] | None = None,
+    ) -> None:
         self.console = console
         self.settings = settings if settings is not None else ViewSettings()
+        self.shown_messages = shown_messages if shown_messages is not None else set()
+        """Ids of the messages shown already (a chat shares them across turns): each shows once."""
         self.task_id: str | None = None
         self.state: TaskState | None = None
         self._shown_parts: dict[str, int] = {}  # artifact id -> parts already shown
@@ -104,22 +111,37 @@ class ConversationView:
     def _show_status(self, task_id: str, status: TaskStatus) -> None:
         changed = status.state is not self.state
         self.task_id, self.state = task_id, status.state
-        if status.message is not None and status.state in _BUSY:
-            self._activity = _plain_text(status.message.parts) or self._activity
+        message = status.message
+        if message is not None and not self._first_sight(message):
+            message = None
+        if message is not None and status.state in _BUSY:
+            self._activity = _plain_text(message.parts) or self._activity
             self._write_block(Text(self._activity, style="dim"))
-        elif status.message is not None:
-            self._show_message(status.message)
-        if changed or status.message is not None:
+        elif message is not None:
+            self._print_message(message)
+        if changed or message is not None:
             self._show_ending(status.state)
 
     def _show_message(self, message: Message, *, speaker: bool = False) -> None:
+        if self._first_sight(message):
+            self._print_message(message, speaker=speaker)
+
+    def _print_message(self, message: Message, *, speaker: bool = False) -> None:
         self._quiet()
         self._end_line()
         if speaker:
             who = "you" if message.role is Role.USER else self.settings.agent_name
-            self.console.print(Text(f"{who}:", style="bold"))
+            self.console.print(Text(f"{who}: ", style="bold"), end="")
+            self._line_open = True
         self._show_parts(message.parts)
         self._end_line()
+
+    def _first_sight(self, message: Message) -> bool:
+        """Whether `message` is new here (a continued task repeats its question, for one)."""
+        if message.message_id in self.shown_messages:
+            return False
+        self.shown_messages.add(message.message_id)
+        return True
 
     def _show_chunk(self, artifact: Artifact, *, append: bool) -> None:
         """An artifact, or parts appended to one: its text continues, anything else starts anew.

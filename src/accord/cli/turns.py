@@ -21,12 +21,19 @@ class OutputChoice:
     json: bool = False
     verbose: bool = False
 
-    def view(self, console: Console, settings: ViewSettings, *, history: bool = False) -> View:
+    def view(
+        self,
+        console: Console,
+        settings: ViewSettings,
+        *,
+        history: bool = False,
+        shown_messages: set[str] | None = None,
+    ) -> View:
         if self.json:
             return JsonView()
         if self.verbose:
             return ProtocolView(console, history=history)
-        return ConversationView(console, settings)
+        return ConversationView(console, settings, shown_messages)
 
 
 @dataclass(slots=True)
@@ -42,16 +49,16 @@ class Turn:
 
 def take_turn(client: SyncClient, view: View, turn: Turn, *, streaming: bool) -> None:
     """Send `turn` and show the answer: every event of the stream, or the one result."""
-    arguments = {"parts": turn.parts, "task_id": turn.task_id, "context_id": turn.context_id}
+    text, parts, task_id, context_id = turn.text, turn.parts, turn.task_id, turn.context_id
     try:
         if streaming:
-            for event in client.stream(turn.text, **arguments):
+            for event in client.stream(text, parts=parts, task_id=task_id, context_id=context_id):
                 _observe(turn, event)
                 view.show(event)
         else:
             if isinstance(view, ConversationView):
                 view.waiting()
-            result = client.send(turn.text, **arguments)
+            result = client.send(text, parts=parts, task_id=task_id, context_id=context_id)
             _observe(turn, result)
             view.show(result)
     finally:
