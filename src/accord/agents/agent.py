@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -94,7 +95,7 @@ class Agent:
     def serve(
         self,
         host: str = "127.0.0.1",
-        port: int = DEFAULT_PORT,
+        port: int | None = None,
         *,
         store: str | None = None,
         log_level: str = "warning",
@@ -102,7 +103,8 @@ class Agent:
     ) -> None:
         """Serve this agent until interrupted, as `accord serve module:agent` does.
 
-        Tasks are kept in the store at `store` (a SQLite file under `./.accord` by default,
+        The port is `port`, else the `ACCORD_PORT` variable's, else 8000. Tasks are kept in
+        the store at `store` (a SQLite file under `./.accord` by default,
         `memory` to keep none); it says where it serves and where tasks are kept on stderr,
         and ends with one line if the port is taken. `options` go to `accord.create_app`.
         """
@@ -111,6 +113,8 @@ class Agent:
         from accord.cli.storage import StoreSettings
 
         storage = StoreSettings() if store is None else StoreSettings(url=store)
+        if port is None:
+            port = int(os.environ.get("ACCORD_PORT", DEFAULT_PORT))
         exit_on_errors(lambda: serve(self, host, port, log_level, storage, app_options=options))
 
     def __repr__(self) -> str:

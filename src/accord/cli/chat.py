@@ -113,6 +113,8 @@ class ChatSession:
                 if not self.command(line):
                     return
             elif line:
+                if not self.interactive:  # show the line, so a piped chat reads as one
+                    self.console.print(f"you> {line}", style="bold")
                 self.say(line.removeprefix("/"))
 
     def say(self, text: str) -> None:

@@ -119,7 +119,8 @@ class ConversationView:
             self._write_block(Text(self._activity, style="dim"))
         elif message is not None:
             self._print_message(message)
-        if changed or message is not None:
+        repeated = status.message is not None and message is None  # shown in an earlier turn
+        if (changed and not repeated) or message is not None:
             self._show_ending(status.state)
 
     def _show_message(self, message: Message, *, speaker: bool = False) -> None:

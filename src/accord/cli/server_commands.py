@@ -46,7 +46,9 @@ def serve(
     host: Annotated[
         str, typer.Option(metavar="HOST", help="Interface to listen on.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = DEFAULT_PORT,
+    port: Annotated[
+        int, typer.Option(metavar="PORT", envvar="ACCORD_PORT", help="Port to listen on.")
+    ] = DEFAULT_PORT,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
     store: StoreUrl = DEFAULT_STORE_URL,
     task_ttl: Annotated[
