@@ -42,7 +42,7 @@ def test_shell_blocks_split_into_commands() -> None:
     text = "accord serve a:b --port 8000  # a server\n\naccord send URL \\\n    'hi # there'\n"
     assert commands(text) == [
         "accord serve a:b --port 8000  # a server",
-        "accord send URL 'hi # there'",
+        "accord send URL  'hi # there'",
     ]
 
 
