@@ -76,6 +76,12 @@ class ConversationView:
         self._line_open = False
         self._status: Status | None = None
         self._activity = f"{self.settings.agent_name} is working"
+        self._continued: str | None = None
+
+    def continuing(self, task_id: str) -> None:
+        """The answer continues this task: its question, in the stream's first snapshot of
+        the task, was the previous turn's and is not shown again."""
+        self._continued = task_id
 
     def waiting(self) -> None:
         """Show the spinner until the first event arrives (a terminal only)."""
@@ -101,6 +107,11 @@ class ConversationView:
     # --- events --------------------------------------------------------------------------
 
     def _show_task(self, task: Task) -> None:
+        if task.id == self._continued:
+            self._continued = None
+            if task.status.message is not None:
+                self.shown_messages.add(task.status.message.message_id)
+            self.task_id, self.state = task.id, task.status.state
         if self.settings.show_history:
             for message in task.history or ():
                 self._show_message(message, speaker=True)

@@ -52,6 +52,8 @@ def take_turn(client: SyncClient, view: View, turn: Turn, *, streaming: bool) ->
     text, parts, task_id, context_id = turn.text, turn.parts, turn.task_id, turn.context_id
     try:
         if streaming:
+            if turn.task_id is not None and isinstance(view, ConversationView):
+                view.continuing(turn.task_id)
             for event in client.stream(text, parts=parts, task_id=task_id, context_id=context_id):
                 _observe(turn, event)
                 view.show(event)
