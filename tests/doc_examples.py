@@ -7,8 +7,8 @@ project's environment (so `.venv/bin/accord` works as in a clone, and so do `acc
 - `python`: run as a script; `python file=NAME` is saved as NAME for later blocks instead.
 - `sh`: each command runs in bash and must succeed. A command that starts serving (it says
   `serving ... at URL` or uvicorn's `running on URL`) keeps running, as in another terminal,
-  until the next `## ` section begins (a reader stops it with Ctrl-C before moving on). `make TARGET` is checked with `make -n` in the project (the target
-  exists) rather than run.
+  until the next `## ` section begins (a reader stops it with Ctrl-C before moving on).
+  `make TARGET` is checked with `make -n` in the project (the target exists), not run.
 - `console`: `$ COMMAND` lines run as in `sh`; the lines after each are its expected output.
 - a language followed by `skip` (`sh skip`) is not run: for what a test cannot do (other
   machines, minutes of work). Say why in the text around it.

@@ -1,4 +1,4 @@
-"""The CLI's default output reads as a conversation: words, files, data, the state when it matters."""
+"""The CLI's default output reads as a conversation: words, files, data, and states that matter."""
 
 from __future__ import annotations
 
@@ -150,7 +150,8 @@ def test_get_shows_who_said_what_and_the_state() -> None:
 
 @accord.agent(name="Counter")
 async def counter(context: accord.RequestContext) -> AsyncIterator[str]:
-    yield f"{len(context.message.parts)} parts, task {context.task_id}, context {context.context_id}"
+    parts = len(context.message.parts)
+    yield f"{parts} parts, task {context.task_id}, context {context.context_id}"
 
 
 def test_chat_commands_stay_in_the_chat(tmp_path: Path) -> None:
