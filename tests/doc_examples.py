@@ -9,7 +9,8 @@ project's environment (so `.venv/bin/accord` works as in a clone, and so do `acc
   `serving ... at URL` or uvicorn's `running on URL`) keeps running, as in another terminal,
   until the next `## ` section begins (a reader stops it with Ctrl-C before moving on).
   `make TARGET` is checked with `make -n` in the project (the target exists), not run.
-- `console`: `$ COMMAND` lines run as in `sh`; the lines after each are its expected output.
+- `console`: `$ COMMAND` lines run as in `sh`; the lines after each are its whole output
+  (stdout, then stderr; an error shown there may end the command with a failure code).
 - a language followed by `skip` (`sh skip`) is not run: for what a test cannot do (other
   machines, minutes of work). Say why in the text around it.
 
@@ -118,16 +119,19 @@ class Reader:
                 self.run(command, where)
         elif block.language == "console":
             for command, expected in transcript(block.text):
-                output = self.run(command, where)
+                output = self.run(command, where, must_succeed=False)
                 shown = [line.rstrip() for line in output.splitlines()]
-                assert shown == expected, f"{where}: {command}\n{output}"
+                assert shown == [self.local(line) for line in expected], f"{where}: {command}"
 
     def local(self, text: str) -> str:
         """`text` with the document's ports mapped to free ones."""
         return _PORT.sub(lambda match: self._port(match.group()), text)
 
-    def run(self, command: str, where: str) -> str:
-        """Run one command; its output (stdout, then stderr). Servers are left running."""
+    def run(self, command: str, where: str, *, must_succeed: bool = True) -> str:
+        """Run one command; its output (stdout, then stderr). Servers are left running.
+
+        A command must succeed unless its transcript shows what it says (an error, maybe).
+        """
         if re.match(r"make\b", command):
             command = f"make -n -C {shlex.quote(str(ROOT))} {command.removeprefix('make')}"
         command = self.local(command)
@@ -156,7 +160,7 @@ class Reader:
                 raise AssertionError(f"{where}: {command} did not finish")
             time.sleep(0.05)
         output = out.read_text(errors="replace") + err.read_text(errors="replace")
-        assert process.returncode == 0, f"{where}: {command} failed\n{output}"
+        assert process.returncode == 0 or not must_succeed, f"{where}: {command} failed\n{output}"
         return output
 
     def stop_servers(self) -> None:

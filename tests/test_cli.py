@@ -106,7 +106,7 @@ def test_send_stream_shows_each_event_as_it_arrives(served_echo: str) -> None:
 
 
 def test_send_json_prints_the_wire_task(served_echo: str) -> None:
-    result = run_accord("send", served_echo, "as json", "--json", "--no-stream")
+    result = run_accord("send", served_echo, "as json", "--json")
 
     assert result.returncode == 0, result.stderr
     [line] = result.stdout.splitlines()
@@ -181,7 +181,6 @@ def test_send_attaches_files_and_data(served_echo: str, tmp_path: Path) -> None:
         "--data",
         '{"n": 1}',
         "--json",
-        "--no-stream",
     )
 
     assert result.exit_code == 0, result.stderr
@@ -232,7 +231,7 @@ def test_card_json_prints_the_card(served_echo: str) -> None:
 
 
 def sent_task(url: str, text: str) -> Task:
-    result = invoke("send", url, text, "--json", "--no-stream")
+    result = invoke("send", url, text, "--json")
     assert result.exit_code == 0, result.stderr
     return Task.model_validate_json(result.stdout)
 

@@ -102,7 +102,7 @@ def test_every_command_that_talks_to_an_agent_has_the_same_options(command: str)
 def test_get_and_cancel_use_the_interface_asked_for(
     asker_url: str, transport: str, version: str
 ) -> None:
-    sent = invoke("send", asker_url, "hi", "--json", "--no-stream", "--transport", transport)
+    sent = invoke("send", asker_url, "hi", "--json", "--transport", transport)
     task = Task.model_validate_json(sent.stdout)
     options = ["--transport", transport, "--version", version]
 
@@ -118,10 +118,8 @@ def test_get_and_cancel_use_the_interface_asked_for(
 
 
 def test_tasks_lists_and_filters(asker_url: str) -> None:
-    first = Task.model_validate_json(invoke("send", asker_url, "a", "--json", "--no-stream").stdout)
-    again = invoke(
-        "send", asker_url, "b", "--json", "--no-stream", "--context-id", first.context_id
-    )
+    first = Task.model_validate_json(invoke("send", asker_url, "a", "--json").stdout)
+    again = invoke("send", asker_url, "b", "--json", "--context-id", first.context_id)
     second = Task.model_validate_json(again.stdout)
     invoke("send", asker_url, "Ada", "--task-id", second.id)
 
@@ -141,9 +139,7 @@ def test_tasks_lists_and_filters(asker_url: str) -> None:
 
 
 def test_tasks_pages_and_says_how_to_go_on(asker_url: str) -> None:
-    context = Task.model_validate_json(
-        invoke("send", asker_url, "x", "--json", "--no-stream").stdout
-    ).context_id
+    context = Task.model_validate_json(invoke("send", asker_url, "x", "--json").stdout).context_id
     invoke("send", asker_url, "y", "--context-id", context)
 
     page = invoke("tasks", asker_url, "--context-id", context, "--limit", "1")

@@ -131,7 +131,7 @@ def test_a_plain_reply_is_just_its_words() -> None:
 def test_get_shows_who_said_what_and_the_state() -> None:
     asker = accord.Agent(AsksThenCompletes(), name="Asker")
     with serve_app(asker.app()) as url:
-        first = invoke("send", url, "hi", "--json", "--no-stream")
+        first = invoke("send", url, "hi", "--json")
         task_id = re.search(r'"id":"([^"]+)"', first.stdout)
         assert task_id is not None
         invoke("send", url, "Ada", "--task-id", task_id[1])

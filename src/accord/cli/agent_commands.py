@@ -64,7 +64,7 @@ def send(
         typer.Option(
             "--stream/--no-stream",
             help="Follow the answer as it comes, or wait for all of it. Default: stream when"
-            " the agent can.",
+            " the agent can, except with --json.",
             show_default=False,
         ),
     ] = None,
@@ -105,7 +105,8 @@ def send(
         hint = f"answer with: accord send {agent.url} TEXT --task-id {{task_id}}"
         settings = ViewSettings(agent_card.name, save_to, reply_hint=hint)
         view = OutputChoice(json_output, verbose).view(new_console(), settings)
-        streaming = bool(agent_card.capabilities.streaming) if stream is None else stream
+        can_stream = bool(agent_card.capabilities.streaming)
+        streaming = can_stream and not json_output if stream is None else stream
         take_turn(client, view, Turn(text, parts, task_id, context_id), streaming=streaming)
 
 
