@@ -10,7 +10,8 @@ project's environment (so `.venv/bin/accord` works as in a clone, and so do `acc
   until the next `## ` section begins (a reader stops it with Ctrl-C before moving on).
   `make TARGET` is checked with `make -n` in the project (the target exists), not run.
 - `console`: `$ COMMAND` lines run as in `sh`; the lines after each are its whole output
-  (stdout, then stderr; an error shown there may end the command with a failure code).
+  (stdout, then stderr; an error shown there may end the command with a failure code; a
+  server's, what it said until it answered).
 - a language followed by `skip` (`sh skip`) is not run: for what a test cannot do (other
   machines, minutes of work). Say why in the text around it.
 
@@ -154,7 +155,7 @@ class Reader:
             if served:
                 _wait_until_answering(served["url"], process)
                 self.servers.append(process)
-                return ""
+                return out.read_text(errors="replace") + err.read_text(errors="replace")
             if time.monotonic() > deadline:
                 _stop(process)
                 raise AssertionError(f"{where}: {command} did not finish")
