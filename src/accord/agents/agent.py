@@ -104,9 +104,9 @@ class Agent:
         """Serve this agent until interrupted, as `accord serve module:agent` does.
 
         The port is `port`, else the `ACCORD_PORT` variable's, else 8000. Tasks are kept in
-        the store at `store` (a SQLite file under `./.accord` by default,
-        `memory` to keep none); it says where it serves and where tasks are kept on stderr,
-        and ends with one line if the port is taken. `options` go to `accord.create_app`.
+        the store at the URL `store`: a SQLite file under `./.accord` by default, `memory`
+        to keep none. It says on stderr where it serves and where tasks are kept, and ends
+        with one line if the port is taken. `options` go to `accord.create_app`.
         """
         from accord.cli.errors import exit_on_errors
         from accord.cli.serve import serve

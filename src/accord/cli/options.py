@@ -1,4 +1,9 @@
-"""The options commands share: the agent a command talks to and through which interface."""
+"""The options commands share: the agent a command talks to and through which interface.
+
+An option every command that talks to an agent should take (credentials, say) is added
+here once: a field of `AgentAddress` (used by `connect`) and its parameter in
+`_ADDRESS_PARAMETERS`; `talks_to_agent` then gives it to every such command.
+"""
 
 from __future__ import annotations
 
