@@ -92,7 +92,8 @@ def serve(
     grpc_port: int | None = None,
     app_options: Mapping[str, Any] | None = None,
 ) -> None:
-    """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked first.
+    """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked before
+    the server starts, after the store and the bus.
 
     An agent gets the store `storage` names (its schema upgraded first) and the bus
     `replica` names, and with `grpc_port` the gRPC services on that port of `host`; it says
@@ -101,31 +102,11 @@ def serve(
     replica = replica if replica is not None else ReplicaSettings()
     if grpc_port is not None and not isinstance(found, Agent):
         raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
-    ensure_free(host, port)
-    if grpc_port is not None:
-        ensure_free(host, grpc_port, "--grpc-port")
-    app = found
     if isinstance(found, Agent):
-        storage = storage if storage is not None else StoreSettings()
-        store = prepare_store(storage)
-        try:
-            bus = open_bus(replica.bus_url)
-        except ValueError as exc:
-            raise BadArgument(f"--bus: {exc}") from None
-        url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
-        typer.echo(f"accord: serving {found.name} at {url} (card: {url}{CARD_PATH})", err=True)
-        typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
-        app = found.app(
-            **{
-                "store": store,
-                "bus": bus,
-                "runner_ttl": replica.runner_ttl,
-                "cleanup_interval": storage.cleanup_interval,
-                "grpc_port": grpc_port,
-                "grpc_host": host,
-                **(app_options or {}),
-            }
-        )
+        app = _agent_app(found, host, port, storage, replica, grpc_port, app_options or {})
+    else:
+        ensure_free(host, port)
+        app = found
     _tune_gc()
     uvicorn.run(
         app,
@@ -135,6 +116,39 @@ def serve(
         access_log=False,
         timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
     )
+
+
+def _agent_app(
+    agent: Agent,
+    host: str,
+    port: int,
+    storage: StoreSettings | None,
+    replica: ReplicaSettings,
+    grpc_port: int | None,
+    app_options: Mapping[str, Any],
+) -> Any:
+    """The agent's app on its store and bus, once they open and the ports are free."""
+    storage = storage if storage is not None else StoreSettings()
+    store = prepare_store(storage)
+    try:
+        bus = open_bus(replica.bus_url)
+    except ValueError as exc:
+        raise BadArgument(f"--bus: {exc}") from None
+    ensure_free(host, port)
+    if grpc_port is not None:
+        ensure_free(host, grpc_port, "--grpc-port")
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
+    typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
+    options: dict[str, Any] = {
+        "store": store,
+        "bus": bus,
+        "runner_ttl": replica.runner_ttl,
+        "cleanup_interval": storage.cleanup_interval,
+        "grpc_port": grpc_port,
+        "grpc_host": host,
+    }
+    return agent.app(**{**options, **app_options})
 
 
 def _import(module_name: str) -> ModuleType:
