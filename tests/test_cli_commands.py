@@ -327,3 +327,35 @@ def test_help_paragraphs_are_rewrapped_not_broken_where_the_source_breaks() -> N
     paragraphs = result.stdout.split("\n\n")
     assert paragraphs[2].strip().startswith("JSON-RPC answers at /")
     assert len(paragraphs[2].strip().splitlines()) == 1  # one line when the terminal is wide
+
+
+def test_tasks_on_an_agent_without_a_1_0_interface_says_what_it_offers() -> None:
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    card: dict[str, object] = {
+        "name": "Old",
+        "description": "speaks 0.3 only",
+        "url": "",
+        "version": "1",
+        "protocolVersion": "0.3.0",
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+    }
+
+    async def card_endpoint(request: object) -> JSONResponse:
+        return JSONResponse(card)
+
+    old = Starlette(routes=[Route("/.well-known/agent-card.json", card_endpoint)])
+    with serve_app(old) as url:
+        card["url"] = url + "/"
+        result = invoke("tasks", url)
+
+    assert result.exit_code == 1
+    assert one_error_line(result.stderr) == (
+        "error: listing tasks needs an A2A 1.0 interface: agent 'Old' offers no 1.0"
+        f" (it offers: JSONRPC 0.3.0 at {url}/)"
+    )
