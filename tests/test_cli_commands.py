@@ -59,6 +59,7 @@ def test_help_shows_flags_as_flags_and_placeholders_in_capitals(command: str) ->
     text = help_of(command)
 
     assert "<bool>" not in text
+    assert not [line for line in text.splitlines() if line.endswith("-")]  # no word cut in two
     usage = text.splitlines()[0]
     assert re.fullmatch(r"Usage: accord [a-z ]+ \[OPTIONS\]( \{[A-Z_:]+\})*", usage), usage
     options = re.findall(r"^  (?:-\w, )?(--[a-z-]+)(?: (\S+))?  ", text, flags=re.MULTILINE)

@@ -105,10 +105,11 @@ def serve(
 ) -> None:
     """Serve an agent over A2A.
 
-    JSON-RPC answers at /, HTTP+JSON beside it, the card at /.well-known/agent-card.json.
-    Tasks persist in ./.accord/accord.db (SQLite) unless --store names another store. The
-    port is checked first: when it is taken, accord says by which process.
+    JSON-RPC answers at /, HTTP+JSON beside it, and the agent card where clients look for
+    it. Tasks persist in ./.accord/accord.db (SQLite) unless --store names another
+    store. A port already taken is reported before serving, with the process holding it.
     """
+
     interval = storage.parse_duration("--cleanup-interval", cleanup_interval)
     settings = storage.StoreSettings(
         url=store,
