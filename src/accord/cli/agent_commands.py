@@ -170,7 +170,7 @@ def tasks(
         str | None,
         typer.Option(
             metavar="STATE",
-            help="Only tasks in this state: " + ", ".join(s.value for s in TaskState) + ".",
+            help="Only tasks in this state, as accord get names it (working, completed, ...).",
             show_default=False,
         ),
     ] = None,
