@@ -8,6 +8,7 @@ import typer
 
 import accord
 from accord.cli import agent_commands, server_commands
+from accord.cli import host as host_command
 
 app = typer.Typer(
     name="accord",
@@ -22,6 +23,7 @@ app = typer.Typer(
 app.add_typer(server_commands.app)
 app.add_typer(server_commands.db, name="db")
 app.add_typer(agent_commands.app)
+host_command.register(app)
 
 
 def _print_version(asked: bool) -> None:

@@ -68,7 +68,7 @@ class ReplicaSettings:
 
 
 def run(
-    target: str,
+    target: str | Agent,
     host: str,
     port: int,
     log_level: str,
@@ -76,10 +76,12 @@ def run(
     replica: ReplicaSettings | None = None,
     grpc_port: int | None = None,
 ) -> None:
-    """Serve the agent or app named by `target` until interrupted (see `serve`)."""
+    """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
+    (see `serve`)."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
-    serve(find_target(target), host, port, log_level, storage, replica, grpc_port)
+    found = find_target(target) if isinstance(target, str) else target
+    serve(found, host, port, log_level, storage, replica, grpc_port)
 
 
 def serve(
