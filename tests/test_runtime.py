@@ -255,7 +255,14 @@ async def test_subscriptions_are_released_when_runs_and_watches_end(
     runtime = make_runtime(AsksThenCompletes())
     records = await run_to_end(runtime)
     task_id = records[0].task_id
-    assert await collect(runtime.watch(task_id))
+    watch = runtime.watch(task_id)
+    assert await anext(watch)
+    await watch.aclose()  # left while the task waits for input
+    assert bus_of(runtime).subscriber_count(task_id) == 0
+    watch = runtime.watch(task_id)
+    assert await anext(watch)
+    await run_to_end(runtime, "Ada", task_id=task_id)
+    assert await collect(watch)  # followed to the end of the task
     assert bus_of(runtime).subscriber_count(task_id) == 0
 
 
@@ -462,14 +469,24 @@ async def test_watch_gives_the_current_task_then_live_records(
     assert live[-1].final
 
 
-async def test_watch_of_a_task_waiting_for_input_ends_after_the_snapshot(
+async def test_watch_of_a_task_waiting_for_input_follows_the_next_turn_to_its_end(
     make_runtime: RuntimeFactory,
 ) -> None:
     runtime = make_runtime(AsksThenCompletes())
     task_id = (await run_to_end(runtime))[0].task_id
-    records = await collect(runtime.watch(task_id))
-    assert len(records) == 1 and records[0].final
-    assert json.loads(records[0].payload)["status"]["state"] == "input-required"
+    watch = runtime.watch(task_id)
+    first = await anext(watch)
+    assert json.loads(first.payload)["status"]["state"] == "input-required"
+    assert not first.final  # the watch goes on: the task is not over
+    await run_to_end(runtime, "Ada", task_id=task_id)
+    records = await collect(watch)
+    states = [
+        json.loads(r.payload)["status"]["state"]
+        for r in records
+        if not isinstance(r.event, TaskArtifactUpdateEvent)
+    ]
+    assert states == ["input-required", "working", "completed"]
+    assert [r.seq for r in records] == list(range(first.seq + 1, first.seq + 1 + len(records)))
 
 
 # --- cancel ----------------------------------------------------------------------------------
