@@ -71,6 +71,33 @@ async def test_card_describes_the_jsonrpc_endpoint_of_this_server(
     assert "supportsAuthenticatedExtendedCard" not in card
 
 
+async def test_http_json_interfaces_are_listed_without_a_trailing_slash(
+    http: httpx.AsyncClient, base_url: str
+) -> None:
+    card = (await http.get(PATHS[0])).json()
+    rest = [i for i in card["supportedInterfaces"] if i["protocolBinding"] == "HTTP+JSON"]
+    assert {i["protocolVersion"]: i["url"] for i in rest} == {"1.0": base_url, "0.3": base_url}
+    legacy = [i["url"] for i in card["additionalInterfaces"] if i["transport"] == "HTTP+JSON"]
+    assert legacy == [base_url]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/message:send", "//message:send", "//v1/message:send", "/v1//message:send"],
+)
+async def test_a_route_is_found_with_or_without_doubled_slashes(
+    http: httpx.AsyncClient, base_url: str, path: str
+) -> None:
+    version = "0.3" if "v1" in path else "1.0"
+    content = [{"text": "hi"}]
+    message = {"messageId": "m-1", "role": "ROLE_USER"}
+    message["content" if version == "0.3" else "parts"] = content  # type: ignore[assignment]
+    url = httpx.URL(base_url + path)  # not joined to the client's base URL: `//` stays
+    response = await http.post(url, json={"message": message}, headers={"A2A-Version": version})
+    assert response.status_code == 200, response.text
+    assert response.headers["a2a-version"] == version
+
+
 async def test_card_uses_the_url_the_client_came_in_on(http: httpx.AsyncClient) -> None:
     response = await http.get(PATHS[0], headers={"Host": "agents.example.com:8443"})
     assert response.json()["url"] == "http://agents.example.com:8443/"

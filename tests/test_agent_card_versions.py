@@ -285,18 +285,18 @@ async def test_the_card_lists_every_binding_and_version_served(
     http: httpx.AsyncClient, base_url: str
 ) -> None:
     card = (await http.get(CARD_PATHS[0])).json()
-    root = base_url + "/"
+    root = base_url + "/"  # HTTP+JSON URLs have no trailing slash: clients append routes
     assert card["supportedInterfaces"] == [
         {"url": root, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-        {"url": root, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        {"url": base_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
         {"url": root, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
-        {"url": root, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
+        {"url": base_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
     ]
     assert (card["url"], card["preferredTransport"]) == (root, "JSONRPC")
     assert card["protocolVersion"] == "0.3.0"
     assert card["additionalInterfaces"] == [
         {"url": root, "transport": "JSONRPC"},
-        {"url": root, "transport": "HTTP+JSON"},
+        {"url": base_url, "transport": "HTTP+JSON"},
     ]
 
 
@@ -361,7 +361,7 @@ def test_served_interfaces_list_the_newest_minor_version_of_each_major() -> None
     ]
     assert listed == [
         ("JSONRPC", "1.0", "https://a.example.com/x/"),
-        ("HTTP+JSON", "1.0", "https://a.example.com/x/"),
+        ("HTTP+JSON", "1.0", "https://a.example.com/x"),
         ("GRPC", "1.0", "https://a.example.com/x/grpc"),
         ("JSONRPC", "0.3", "https://a.example.com/x/"),
         ("HTTP+JSON", "0.3", "https://a.example.com/x/v1"),
