@@ -1,4 +1,4 @@
-"""CollapseSlashes: routes a path with doubled slashes (`//message:send`) as its single-slash form."""
+"""CollapseSlashes: routes `//message:send` as `/message:send` (repeated slashes collapsed)."""
 
 from __future__ import annotations
 
