@@ -102,6 +102,8 @@ class Wire:
     from unset) instead of none."""
     shapes: ClassVar[type[CanonicalShapes] | type[ProtoShapes]]
     NAMES: ClassVar[dict[str, str]]
+    PARTS: ClassVar[str] = "parts"
+    """The member of a message holding its parts."""
 
     # --- the transport -----------------------------------------------------------------------
 
@@ -146,6 +148,19 @@ class Wire:
         message = self._message(text)
         del message["messageId"]
         await self.call(self.NAMES["send"], self._send_fields(message))
+
+    async def send_without_parts(self) -> None:
+        """A send whose message has no parts: InvalidParams naming them."""
+        await self.call(self.NAMES["send"], self._send_fields(self._message_without_parts()))
+
+    def stream_without_parts(self) -> Events:
+        return self.open_stream(self.NAMES["stream"], {"message": self._message_without_parts()})
+
+    def _message_without_parts(self) -> Json:
+        message = self._message("")
+        message.pop("parts", None)
+        message.pop("content", None)
+        return {**message, self.PARTS: []}
 
     async def send_naming_the_other_version(self, text: str) -> None:
         """This version's send, sent naming the other protocol version."""
@@ -296,6 +311,7 @@ class ProtoV03(Wire):
     lacks = frozenset({"list_tasks"})
     zero_history_is_all = True
     shapes = Proto03Shapes
+    PARTS = "content"
     NAMES = {
         "send": "SendMessage",
         "stream": "SendStreamingMessage",

@@ -197,6 +197,19 @@ async def test_a_message_without_an_id_is_invalid_params_naming_it(wire: Wire) -
 
 
 @over()
+async def test_a_message_without_parts_is_invalid_params(wire: Wire) -> None:
+    with pytest.raises(Refused) as sent:
+        await wire.send_without_parts()
+    with pytest.raises(Refused) as streamed:
+        async with wire.stream_without_parts():
+            pass
+    for refused in (sent.value, streamed.value):
+        assert refused.reason == "INVALID_PARAMS"
+        assert refused.fields == ["message.parts"]
+        assert "at least one part is required" in refused.message
+
+
+@over()
 async def test_a_protocol_error_of_the_agent_reaches_the_client(wire: Wire) -> None:
     with pytest.raises(Refused) as refused:
         await wire.send("reject this")
