@@ -12,7 +12,6 @@ import grpc
 import httpx
 import pytest
 from a2a.client import A2ACardResolver, Client, ClientConfig, create_client
-from a2a.client.errors import A2AClientError as SdkClientError
 from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import (
     CancelTaskRequest,
@@ -33,7 +32,11 @@ from a2a.types import (
     TaskPushNotificationConfig,
     TaskState,
 )
-from a2a.utils.errors import MethodNotFoundError, TaskNotFoundError
+from a2a.utils.errors import (
+    TaskNotCancelableError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
 
 from accord import Agent
 from accord.samples import echo
@@ -299,27 +302,23 @@ async def test_extended_agent_card(served: Served, interface: tuple[str, str]) -
     assert card.description == "The extended card."
 
 
-@pytest.mark.parametrize(
-    "interface",
-    sdk_fails_on(
-        {
-            HTTP_JSON_0_3: (
-                "a2a-sdk 1.3.0's CompatRestTransport reads only a top-level `type` member of an"
-                " error body (not 0.3's google.rpc.Status details) and maps every 404 to"
-                " MethodNotFoundError",
-                MethodNotFoundError,
-            ),
-            GRPC_0_3: (
-                "a2a-sdk 1.3.0's 0.3 gRPC transport reads the error's type only from a status"
-                " message `TypeName: message` (not the google.rpc.Status details)",
-                SdkClientError,
-            ),
-        }
-    ),
-)
 async def test_unknown_task_is_task_not_found(served: Served, interface: tuple[str, str]) -> None:
     async with official_client(served.url, interface) as client:
         with pytest.raises(TaskNotFoundError):
             await client.get_task(GetTaskRequest(id="no-such-task"))
         with pytest.raises(TaskNotFoundError):
             await client.cancel_task(CancelTaskRequest(id="no-such-task"))
+
+
+async def test_errors_of_a_finished_task_reach_the_client_by_type(
+    served: Served, interface: tuple[str, str]
+) -> None:
+    async with official_client(served.url, interface, streaming=False) as client:
+        [done] = [e async for e in client.send_message(request("hello"))]
+        task = done.task
+        with pytest.raises(TaskNotCancelableError):
+            await client.cancel_task(CancelTaskRequest(id=task.id))
+        more = request("more")
+        more.message.task_id = task.id
+        with pytest.raises(UnsupportedOperationError):
+            [e async for e in client.send_message(more)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -49,7 +50,8 @@ class RestCodec:
 
     Every route is served under `prefix`; with `tenants`, also under `/{tenant}` (the tenant
     goes to the service in the CallContext). `hint` ends a VersionNotSupported message with
-    where the routes of the other version are.
+    where the routes of the other version are. `error_members` gives an error body's members
+    beside its `google.rpc.Status` (see `status_body`).
     """
 
     version: ProtocolVersion
@@ -58,6 +60,7 @@ class RestCodec:
     media_type: str
     routes: tuple[RestRoute, ...]
     hint: str = ""
+    error_members: Callable[[A2AError], dict[str, Any]] | None = None
 
     def route(self, name: str) -> RestRoute:
         """The route running the operation called `name`."""
@@ -92,21 +95,23 @@ def http_status(error: A2AError) -> tuple[int, str]:
     return _STATUS.get(error.code, (500, "INTERNAL"))
 
 
-def status_body(error: A2AError, http: int, status: str) -> bytes:
+def status_body(error: A2AError, http: int, status: str, codec: RestCodec | None = None) -> bytes:
     """`error` as the JSON of a `google.rpc.Status` (AIP-193), with an ErrorInfo for A2A errors.
 
     `code` is the HTTP status, `status` the google.rpc.Code name, `details` ProtoJSON `Any`s.
+    The `error_members` of `codec` (the version answering) go beside `error`.
     """
-    return to_json(
-        {
-            "error": {
-                "code": http,
-                "status": status,
-                "message": error.message,
-                "details": error_details(error),
-            }
+    body = {
+        "error": {
+            "code": http,
+            "status": status,
+            "message": error.message,
+            "details": error_details(error),
         }
-    )
+    }
+    if codec is not None and codec.error_members is not None:
+        body.update(codec.error_members(error))
+    return to_json(body)
 
 
 # --- the client's direction ------------------------------------------------------------------

@@ -26,6 +26,7 @@ from accord.codecs.base import (
 )
 from accord.codecs.card_v1_0 import proto_card_security, security_requirements, security_scheme
 from accord.codecs.error_details import error_from_object
+from accord.codecs.error_names import typed_members
 from accord.codecs.protojson import ROLE, Converter, OneOf, ProtoEnum, Shape, proto_object
 from accord.codecs.rest import RestCodec, RestRoute
 from accord.codecs.v0_3 import agent_card
@@ -348,6 +349,7 @@ REST_V0_3 = RestCodec(
     prefix="/v1",
     tenants=False,
     media_type="application/json",
+    error_members=typed_members,
     routes=(
         _route(
             "POST",
