@@ -12,6 +12,7 @@ from pydantic_core import to_json
 
 from accord.codecs.base import Method
 from accord.codecs.error_details import error_data, error_details
+from accord.codecs.error_names import error_of_type
 from accord.codecs.v1_0 import A2A_JSON
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import (
@@ -156,6 +157,40 @@ _BY_STATUS: dict[str, type[A2AError]] = {
     "UNIMPLEMENTED": MethodNotFound,
     "INTERNAL": InternalError,
 }
+
+
+_STATUS_OF_HTTP = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    405: "UNIMPLEMENTED",
+    501: "UNIMPLEMENTED",
+}
+
+
+def error_from_body(body: Any, http: int) -> A2AError | None:
+    """The A2AError an HTTP+JSON error body of any server stands for (None: none is said).
+
+    Read in turn: a `google.rpc.Status` (`error_from_status`), a 0.3 error `type` name, a
+    JSON-RPC `code`, and last a bare `message`, whose HTTP status `http` says the error.
+    """
+    found = error_from_status(body)
+    if found is not None or not isinstance(body, dict):
+        return found
+    message = body.get("message")
+    if not isinstance(message, str):
+        return None
+    typed = error_of_type(body.get("type"), message)
+    if typed is not None:
+        return typed
+    code = body.get("code")
+    if isinstance(code, int) and not isinstance(code, bool) and code < 0:
+        return A2AError.from_error_object(
+            JSONRPCError(code=code, message=message, data=body.get("data"))
+        )
+    cls = _BY_STATUS.get(_STATUS_OF_HTTP.get(http, "INTERNAL"), InternalError)
+    return cls(message)
 
 
 def error_from_status(body: Any) -> A2AError | None:

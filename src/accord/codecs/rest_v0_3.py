@@ -53,6 +53,7 @@ from accord.types import (
     TaskQueryParams,
     TaskState,
     adapters,
+    new_id,
 )
 
 # --- data objects ----------------------------------------------------------------------------
@@ -461,6 +462,26 @@ def card_from_proto(result: Any) -> AgentCard:
     return AgentCard.model_validate(proto_card_security(dict(card), "security", card))
 
 
+def create_push_config(config: TaskPushNotificationConfig) -> dict[str, Any]:
+    """The fields of a create request whose body every 0.3 server in the field reads.
+
+    The 0.3 proto's HTTP rule says the body is the TaskPushNotificationConfig (`name`,
+    `pushNotificationConfig`); some servers parse it as the whole
+    CreateTaskPushNotificationConfigRequest (`parent`, `configId`, `config`) instead. The body
+    holds both, each ignoring the other's members. The name needs the config's id: one is
+    chosen here when the config has none.
+    """
+    push = config.push_notification_config
+    if not push.id:
+        push = push.model_copy(update={"id": new_id()})
+    parent = f"tasks/{config.task_id}"
+    bound = {
+        "name": f"{parent}/pushNotificationConfigs/{push.id}",
+        "pushNotificationConfig": push.to_wire(),
+    }
+    return {"id": config.task_id, **bound, "parent": parent, "configId": push.id, "config": bound}
+
+
 def _config_name(
     params: GetTaskPushNotificationConfigParams | DeleteTaskPushNotificationConfigParams,
 ) -> dict[str, Any]:
@@ -488,14 +509,7 @@ CLIENT: ClientCodec[None] = ClientCodec(
     resubscribe=ClientCall(
         "TaskSubscription", _task_id, validated(adapters.STREAM_EVENT, STREAM_RESPONSE.from_v1)
     ),
-    set_push_config=ClientCall(
-        "CreateTaskPushNotificationConfig",
-        lambda config: {
-            "id": config.task_id,
-            "pushNotificationConfig": config.push_notification_config.to_wire(),
-        },
-        push_config,
-    ),
+    set_push_config=ClientCall("CreateTaskPushNotificationConfig", create_push_config, push_config),
     get_push_config=ClientCall("GetTaskPushNotificationConfig", _config_name, push_config),
     list_push_configs=ClientCall("ListTaskPushNotificationConfig", _task_id, push_configs),
     delete_push_config=ClientCall("DeleteTaskPushNotificationConfig", _config_name, ignored),
