@@ -651,13 +651,10 @@ async def test_an_early_error_of_a_stream_is_an_event_for_clients_accepting_one(
 
 
 @pytest.mark.parametrize(("method", "params", "version", "code"), STREAMING_CALLS)
-async def test_an_early_error_of_a_stream_is_an_event_in_0_3_whatever_the_client_accepts(
+async def test_an_early_error_of_a_stream_is_json_for_clients_not_accepting_events(
     rpc: RpcClient, method: str, params: Json, version: str | None, code: int
 ) -> None:
     headers = {**JSON_HEADERS, **({"A2A-Version": version} if version else {})}
     response = await rpc.post(request(method, params, 7), headers=headers)
-    as_event = version is None  # 0.3: a streaming method answers with an event stream
-    media_type = "text/event-stream" if as_event else "application/json"
-    assert response.headers["content-type"].startswith(media_type)
-    body = response.text.removeprefix("data: ") if as_event else response.text
-    assert json.loads(body)["error"]["code"] == code
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.json()["error"]["code"] == code

@@ -107,7 +107,7 @@ class JsonRpcBinding:
             )
         id_json = _id_json(request_id)
         if reply.error is not None:
-            if target.method.streaming and _streams_errors(request, codec, reply.error):
+            if target.method.streaming and _streams_errors(request, reply.error):
                 event = sse_event(_error_json(codec, id_json, reply.error))
                 return sse_response(_one(event), reply.headers)
             return _error_response(codec, request_id, reply.error, reply.headers)
@@ -144,16 +144,14 @@ class JsonRpcBinding:
         return codec, target
 
 
-def _streams_errors(request: Request, codec: JsonRpcCodec, error: A2AError) -> bool:
+def _streams_errors(request: Request, error: A2AError) -> bool:
     """Whether a streaming method refused before its first event answers with one SSE event
-    holding the error response rather than with the response as JSON: always in 0.3 (whose
-    streaming methods answer with an event stream, errors included), in 0.1 and 1.0 when the
-    client accepts `text/event-stream`. Errors with an HTTP status of their own (401, 403,
-    413, 429, ...) keep their plain answer."""
+    holding the error response rather than with the response as JSON: when the client accepts
+    `text/event-stream` (as every SSE client says), so that a client reading only events gets
+    the error. Errors with an HTTP status of their own (401, 403, 413, 429, ...) keep their
+    plain answer."""
     if type(error) in _HTTP_STATUS:
         return False
-    if codec.version is ProtocolVersion.V0_3:
-        return True
     return "text/event-stream" in request.headers.get("accept", "").lower()
 
 
