@@ -1,10 +1,4 @@
-"""The names A2A 0.3 clients give the protocol errors, and the error shapes that carry them.
-
-0.3 fixed no error body for HTTP+JSON and no status message for gRPC. The clients in the field
-read a JSON-RPC `code` beside the `message` (the TypeScript SDK), or the error's class name as
-`type` in the body and as `<TypeName>: <message>` in a gRPC status message (the official Python
-SDK, whose class names these are).
-"""
+"""The names A2A 0.3 clients know the protocol errors by, and the error shapes carrying them."""
 
 from __future__ import annotations
 
@@ -29,7 +23,13 @@ ERROR_TYPE_NAMES: dict[int, str] = {
     -32008: "ExtensionSupportRequiredError",
     -32009: "VersionNotSupportedError",
 }
-"""The type name of each error code; an error with another code goes by its own class name."""
+"""The type name of each error code; an error with another code goes by its own class name.
+
+0.3 fixed no error body for HTTP+JSON and no status message for gRPC. The clients in the field
+read a JSON-RPC `code` beside the `message` (the TypeScript SDK), or the error's class name as
+`type` in the body and as `<TypeName>: <message>` in a gRPC status message (the official Python
+SDK, whose class names these are).
+"""
 
 CODES_BY_TYPE_NAME = {name: code for code, name in ERROR_TYPE_NAMES.items()}
 

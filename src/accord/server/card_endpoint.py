@@ -1,5 +1,4 @@
-"""The agent card over HTTP GET: well-known paths, 0.2's extended card, a shape per version
-asked for, ETag and Last-Modified with conditional GET."""
+"""The agent card over HTTP GET: well-known paths, a shape per version, conditional GET."""
 
 from __future__ import annotations
 
