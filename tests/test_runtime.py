@@ -18,7 +18,7 @@ from accord.errors import (
     TaskNotFound,
     UnsupportedOperation,
 )
-from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime
+from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime, replicas
 from accord.samples import echo
 from accord.store import InMemoryTaskStore
 from accord.types import (
@@ -27,6 +27,7 @@ from accord.types import (
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
+    TaskStatus,
     TaskStatusUpdateEvent,
     TextPart,
 )
@@ -490,6 +491,36 @@ async def test_watch_of_a_task_waiting_for_input_follows_the_next_turn_to_its_en
 
 
 # --- cancel ----------------------------------------------------------------------------------
+
+
+class PausesWhenAskedToCancel(InProcessEventBus):
+    """A bus on which the replica running a task publishes `answer` when asked to cancel it:
+    a task that paused for input just before the request reached its run, or one canceled."""
+
+    def __init__(self, answer: EventRecord) -> None:
+        super().__init__()
+        self.answer = answer
+
+    async def request_cancel(self, task_id: str) -> None:
+        await self.publish(self.answer)
+
+
+def status_record(state: TaskState) -> EventRecord:
+    event = TaskStatusUpdateEvent(
+        task_id="t", context_id="c", status=TaskStatus(state=state), final=True
+    )
+    return EventRecord.of("t", 3, event, final=True)
+
+
+async def test_a_cancel_relayed_to_another_replica_waits_for_the_end_not_a_pause(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(replicas, "HANDOVER_TIMEOUT", 0.05)
+    bus = PausesWhenAskedToCancel(status_record(TaskState.INPUT_REQUIRED))
+    runtime = TaskRuntime(echo.agent.executor, InMemoryTaskStore(), bus)
+    assert not await runtime.replicas.cancel_elsewhere("t"), "a pause is no cancel: act here"
+    bus.answer = status_record(TaskState.CANCELED)
+    assert await runtime.replicas.cancel_elsewhere("t")
 
 
 async def test_cancel_calls_the_agent_and_ends_the_task_canceled(
