@@ -120,19 +120,6 @@ class SseStream:
         return [event async for event in self._events]
 
 
-def refused_stream(response: httpx.Response) -> Json | None:
-    """The response object of a streaming method refused before it started, which is the one
-    event of its event stream (None: the response is no event stream)."""
-    if not response.headers["content-type"].startswith("text/event-stream"):
-        return None
-    events = [block for block in response.text.split("\n\n") if block.strip()]
-    assert len(events) == 1, response.text
-    lines = events[0].splitlines()
-    assert [line.partition(":")[0] for line in lines] == ["data"], events[0]
-    document: Json = json.loads(lines[0].partition(":")[2])
-    return document
-
-
 class RpcClient:
     """Speaks raw JSON-RPC to one live server."""
 
@@ -151,8 +138,8 @@ class RpcClient:
         """Call `method` and return the JSON-RPC response object (checked to be well formed)."""
         response = await self.post(request(method, params, request_id))
         assert response.status_code == 200, response.text
-        body: Json = refused_stream(response) or response.json()
-        assert response.headers["content-type"].startswith("application/json") or "error" in body
+        assert response.headers["content-type"].startswith("application/json")
+        body: Json = response.json()
         assert body["jsonrpc"] == "2.0"
         assert ("result" in body) != ("error" in body), body
         return body
