@@ -466,10 +466,10 @@ def create_push_config(config: TaskPushNotificationConfig) -> dict[str, Any]:
     """The fields of a create request whose body every 0.3 server in the field reads.
 
     The 0.3 proto's HTTP rule says the body is the TaskPushNotificationConfig (`name`,
-    `pushNotificationConfig`); some servers parse it as the whole
-    CreateTaskPushNotificationConfigRequest (`parent`, `configId`, `config`) instead. The body
-    holds both, each ignoring the other's members. The name needs the config's id: one is
-    chosen here when the config has none.
+    `pushNotificationConfig`), the 0.3 text `{"config": ...}`, and some servers parse it as the
+    whole CreateTaskPushNotificationConfigRequest (`parent`, `configId`, `config`). The body
+    holds all of them, each reader ignoring the others' members. The name needs the config's
+    id: one is chosen here when the config has none.
     """
     push = config.push_notification_config
     if not push.id:
