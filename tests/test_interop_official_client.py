@@ -41,7 +41,7 @@ from a2a.utils.errors import (
 from accord import Agent
 from accord.samples import echo
 from accord.types import new_id
-from agents_for_tests import GatedStreamer, NeverFinishes, Switchboard
+from agents_for_tests import AsksThenCompletes, GatedStreamer, NeverFinishes, Switchboard
 from live_server import serve_app
 
 JSONRPC_1_0 = ("JSONRPC", "1.0")
@@ -80,6 +80,7 @@ def served() -> Iterator[Served]:
             "never": never_finishes,
             "gated": streamer,
             "reply": echo.message_agent.executor,
+            "ask": AsksThenCompletes(),
         },
         default=echo.agent.executor,
     )
@@ -248,6 +249,33 @@ async def test_subscribe_to_a_running_task(served: Served, interface: tuple[str,
     assert [kind(e) for e in events[1:]] == ["artifact_update", "status_update"]
     assert get_artifact_text(events[1].artifact_update.artifact) == "chunk 0"
     assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+async def test_subscribe_to_a_task_waiting_for_input_follows_the_answer(
+    served: Served, interface: tuple[str, str]
+) -> None:
+    async with official_client(served.url, interface, streaming=False) as client:
+        [asked] = [e async for e in client.send_message(request("ask me"))]
+        assert asked.task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        answer = request("Ada")
+        answer.message.task_id = asked.task.id
+        answer.message.context_id = asked.task.context_id
+        async with official_client(served.url, interface) as subscriber:
+            events = []
+            async for event in subscriber.subscribe(SubscribeToTaskRequest(id=asked.task.id)):
+                events.append(event)
+                if len(events) == 1:  # subscribed: now the first client answers
+                    [done] = [e async for e in client.send_message(answer)]
+    assert (kind(events[0]), events[0].task.id) == ("task", asked.task.id)
+    assert done.task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert kind(events[-1]) == "status_update"
+    assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+    greetings = [
+        get_artifact_text(e.artifact_update.artifact)
+        for e in events[1:]
+        if kind(e) == "artifact_update"
+    ]
+    assert greetings == ["Hello, Ada!"]
 
 
 WEBHOOK = "https://hooks.example.com/a2a"
