@@ -12,6 +12,8 @@ project's environment (so `.venv/bin/accord` works as in a clone, and so do `acc
 - `console`: `$ COMMAND` lines run as in `sh`; the lines after each are its whole output
   (stdout, then stderr; an error shown there may end the command with a failure code; a
   server's, what it said until it answered).
+- blocks without a language, `text` and `json` are pictures (a layout, a wire shape with
+  elisions): shown, not run.
 - a language followed by `skip` (`sh skip`) is not run: for what a test cannot do (other
   machines, minutes of work). Say why in the text around it.
 

@@ -26,9 +26,10 @@ def test_every_example_runs(document: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=document_id)
 def test_every_block_is_run_or_says_it_is_not(document: Path) -> None:
-    """A block runs (python, sh, console) or is a picture (no language, text), or says skip."""
+    """A block runs (python, sh, console), says skip, or is a picture of what something looks
+    like (no language, text, json: wire shapes with elisions)."""
     for block in blocks(document):
-        assert block.language in {"python", "sh", "console", "", "text"}, block
+        assert block.language in {"python", "sh", "console", "", "text", "json"}, block
         if block.language == "python":
             compile(block.text, f"{document.name}:{block.line}", "exec")
 
