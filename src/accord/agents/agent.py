@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,9 @@ from accord.types import (
     AgentSkill,
     SecurityScheme,
 )
+
+DEFAULT_PORT = 8000
+"""Where `Agent.serve` and `accord serve` listen unless told otherwise."""
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -88,11 +92,30 @@ class Agent:
 
         return create_app(self, **options)
 
-    def serve(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Serve this agent with uvicorn until interrupted."""
-        import uvicorn
+    def serve(
+        self,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        *,
+        store: str | None = None,
+        log_level: str = "warning",
+        **options: Any,
+    ) -> None:
+        """Serve this agent until interrupted, as `accord serve module:agent` does.
 
-        uvicorn.run(self.app(**options), host=host, port=port, log_level="warning")
+        The port is `port`, else the `ACCORD_PORT` variable's, else 8000. Tasks are kept in
+        the store at the URL `store`: a SQLite file under `./.accord` by default, `memory`
+        to keep none. It says on stderr where it serves and where tasks are kept, and ends
+        with one line if the port is taken. `options` go to `accord.create_app`.
+        """
+        from accord.cli.errors import exit_on_errors
+        from accord.cli.serve import serve
+        from accord.cli.storage import StoreSettings
+
+        storage = StoreSettings() if store is None else StoreSettings(url=store)
+        if port is None:
+            port = int(os.environ.get("ACCORD_PORT", DEFAULT_PORT))
+        exit_on_errors(lambda: serve(self, host, port, log_level, storage, app_options=options))
 
     def __repr__(self) -> str:
         return f"Agent(name={self.name!r}, executor={type(self.executor).__name__})"

@@ -50,3 +50,11 @@ def reports_errors(command: Callable[P, T]) -> Callable[P, T]:
             fail("interrupted", EXIT_INTERRUPTED)
 
     return run
+
+
+def exit_on_errors(call: Callable[[], T]) -> T:
+    """Run `call` outside a command (`Agent.serve`): the same one-line errors, then SystemExit."""
+    try:
+        return reports_errors(call)()
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None

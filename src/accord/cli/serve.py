@@ -7,10 +7,11 @@ import importlib
 import inspect
 import os
 import sys
+import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 import uvicorn
@@ -18,10 +19,12 @@ from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
 from accord.cli.errors import BadArgument
+from accord.cli.ports import ensure_free
+from accord.cli.signing_options import TrustSettings
 from accord.cli.storage import StoreSettings, display_url, prepare_store
-from accord.keys import DEFAULT_KEYS_DIR, KeyStore, KeyStoreError
 from accord.runtime import DEFAULT_BUS_URL, open_bus
-from accord.runtime.webhook_guard import parse_network
+
+CARD_PATH = "/.well-known/agent-card.json"
 
 
 def load_app(target: str) -> Any:
@@ -36,14 +39,24 @@ def find_target(target: str) -> Any:
     if not module_name or not attribute:
         example = "accord.samples.echo:agent"
         raise BadArgument(f"expected MODULE:ATTRIBUTE (like {example}), got {target!r}")
-    found: Any = _import(module_name)
+    module = _import(module_name)
+    found: Any = module
     for name in attribute.split("."):
         if not hasattr(found, name):
-            raise BadArgument(f"module {module_name!r} has no attribute {attribute!r}")
+            raise BadArgument(_missing_attribute(module, attribute))
         found = getattr(found, name)
     if isinstance(found, Agent) or _is_asgi_app(found):
         return found
     raise BadArgument(f"{target} is a {type(found).__name__}, not an accord.Agent or an ASGI app")
+
+
+def _missing_attribute(module: ModuleType, attribute: str) -> str:
+    where = f" ({module.__file__})" if module.__file__ else ""
+    line = f"module {module.__name__!r}{where} has no attribute {attribute!r}"
+    agents = [name for name, value in vars(module).items() if isinstance(value, Agent)]
+    if agents:
+        line += "; its agents: " + ", ".join(f"{module.__name__}:{name}" for name in agents)
+    return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,33 +66,6 @@ class ReplicaSettings:
     bus_url: str = DEFAULT_BUS_URL
     runner_ttl: float = 15.0
     graceful_timeout: float = 10.0
-
-
-KeysDirOption = Annotated[
-    Path,
-    typer.Option(
-        "--keys",
-        envvar="ACCORD_KEYS",
-        help="The key store signing cards and push notifications (an ES256 key is made if empty).",
-    ),
-]
-PushAllowOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--push-allow",
-        help="Let webhooks reach this address or CIDR network, though it is loopback, private"
-        " or link-local (repeatable; for development and tests).",
-        show_default=False,
-    ),
-]
-
-
-@dataclass(frozen=True, slots=True)
-class TrustSettings:
-    """The key store's directory and the addresses webhooks may reach despite the guard."""
-
-    keys_dir: Path = DEFAULT_KEYS_DIR
-    push_allow: tuple[str, ...] = ()
 
 
 def run(
@@ -92,47 +78,42 @@ def run(
     grpc_port: int | None = None,
     trust: TrustSettings | None = None,
 ) -> None:
-    """Serve the app named by `target` (or the agent `target` is) until interrupted.
-
-    An agent gets the store `storage` names (its schema upgraded first) and the bus
-    `replica` names, and with `grpc_port` the gRPC services on that port of `host`; an ASGI
-    app is served as it is.
-    """
+    """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
+    (see `serve`); an agent signs with the key store `trust` names."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
-    replica = replica if replica is not None else ReplicaSettings()
+    trust = trust if trust is not None else TrustSettings()
+    trust.check()
     found = find_target(target) if isinstance(target, str) else target
-    app: Any = found
+    app_options = trust.app_options() if isinstance(found, Agent) else None
+    serve(found, host, port, log_level, storage, replica, grpc_port, app_options)
+
+
+def serve(
+    found: Any,
+    host: str,
+    port: int,
+    log_level: str = "info",
+    storage: StoreSettings | None = None,
+    replica: ReplicaSettings | None = None,
+    grpc_port: int | None = None,
+    app_options: Mapping[str, Any] | None = None,
+) -> None:
+    """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked before
+    the server starts, after the store and the bus.
+
+    An agent gets the store `storage` names (its schema upgraded first) and the bus
+    `replica` names, and with `grpc_port` the gRPC services on that port of `host`; it says
+    on stderr where it is served and where its tasks are kept. An ASGI app is served as it is.
+    """
+    replica = replica if replica is not None else ReplicaSettings()
     if grpc_port is not None and not isinstance(found, Agent):
         raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
     if isinstance(found, Agent):
-        trust = trust if trust is not None else TrustSettings()
-        try:
-            for entry in trust.push_allow:
-                parse_network(entry)
-        except ValueError as exc:
-            raise BadArgument(f"--push-allow: {exc}") from None
-        try:
-            keys = KeyStore.open(trust.keys_dir)
-        except KeyStoreError as exc:
-            raise BadArgument(f"--keys: {exc}") from None
-        storage = storage if storage is not None else StoreSettings()
-        store = prepare_store(storage)
-        try:
-            bus = open_bus(replica.bus_url)
-        except ValueError as exc:
-            raise BadArgument(f"--bus: {exc}") from None
-        typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
-        app = found.app(
-            store=store,
-            bus=bus,
-            runner_ttl=replica.runner_ttl,
-            cleanup_interval=storage.cleanup_interval,
-            grpc_port=grpc_port,
-            grpc_host=host,
-            keys=keys,
-            push_allow=trust.push_allow,
-        )
+        app = _agent_app(found, host, port, storage, replica, grpc_port, app_options or {})
+    else:
+        ensure_free(host, port)
+        app = found
     _tune_gc()
     uvicorn.run(
         app,
@@ -144,6 +125,39 @@ def run(
     )
 
 
+def _agent_app(
+    agent: Agent,
+    host: str,
+    port: int,
+    storage: StoreSettings | None,
+    replica: ReplicaSettings,
+    grpc_port: int | None,
+    app_options: Mapping[str, Any],
+) -> Any:
+    """The agent's app on its store and bus, once they open and the ports are free."""
+    storage = storage if storage is not None else StoreSettings()
+    store = prepare_store(storage)
+    try:
+        bus = open_bus(replica.bus_url)
+    except ValueError as exc:
+        raise BadArgument(f"--bus: {exc}") from None
+    ensure_free(host, port)
+    if grpc_port is not None:
+        ensure_free(host, grpc_port, "--grpc-port")
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
+    typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
+    options: dict[str, Any] = {
+        "store": store,
+        "bus": bus,
+        "runner_ttl": replica.runner_ttl,
+        "cleanup_interval": storage.cleanup_interval,
+        "grpc_port": grpc_port,
+        "grpc_host": host,
+    }
+    return agent.app(**{**options, **app_options})
+
+
 def _import(module_name: str) -> ModuleType:
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # like `python -m`: modules in the current directory
@@ -151,8 +165,27 @@ def _import(module_name: str) -> ModuleType:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
-            raise BadArgument(f"no module named {module_name!r}") from None
-        raise BadArgument(f"cannot import {module_name!r}: {exc}") from None
+            raise BadArgument(
+                f"no module named {module_name!r} (looked in {os.getcwd()} and"
+                " the installed packages)"
+            ) from None
+        raise BadArgument(f"cannot import {module_name!r}: {_failure(exc)}") from None
+    except Exception as exc:  # the module's own code failed: say what and where, in one line
+        raise BadArgument(f"cannot import {module_name!r}: {_failure(exc)}") from None
+
+
+def _failure(exc: BaseException) -> str:
+    """`Type: message (file, line N)`: the exception and the innermost line that raised it."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{type(exc).__name__}: {exc.msg} ({exc.filename}, line {exc.lineno})"
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if "importlib" not in frame.filename and not frame.filename.startswith("<frozen")
+    ]
+    where = f" ({frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {message}{where}" if message else f"{type(exc).__name__}{where}"
 
 
 def _is_asgi_app(candidate: object) -> bool:
