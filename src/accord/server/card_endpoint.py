@@ -11,7 +11,6 @@ from starlette.responses import Response
 
 from accord.agents.agent import Agent
 from accord.codecs.card import union_card
-from accord.errors import AuthenticatedExtendedCardNotConfigured
 from accord.server.interfaces import ServedInterfaces
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
@@ -28,8 +27,8 @@ CACHE_CONTROL: dict[Which, str] = {
 class AgentCardEndpoint:
     """Serves the agent's cards by HTTP GET, each in the one shape every version reads.
 
-    The public card is at the well-known paths (0.3 and 1.0's, and 0.2's), the extended card
-    at 0.2's path (0.3 and 1.0 clients ask for it with a call of their binding instead). Both
+    The public card is at the well-known paths (0.3 and 1.0's, and 0.2's); the extended card
+    goes through the request pipeline, authenticated (`accord.server.extended_card`). Both
     are dressed with the interfaces the server answers (`interfaces`) and rendered as the union
     card of `accord.codecs.card`.
     """
@@ -42,19 +41,10 @@ class AgentCardEndpoint:
     async def public(self, request: Request) -> Response:
         return self._serve(request, "public")
 
-    async def extended(self, request: Request) -> Response:
-        if self.agent.extended_card is None:
-            error = AuthenticatedExtendedCardNotConfigured(
-                "this agent has no authenticated extended card"
-            )
-            body = to_json({"error": error.to_error_object().to_wire()})
-            return Response(body, 404, media_type="application/json")
-        return self._serve(request, "extended")
-
     def _serve(self, request: Request, which: Which) -> Response:
         body, etag = self._render(which, str(request.base_url))
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL[which]}
-        if _matches(request.headers.get("if-none-match"), etag):
+        if etag_matches(request.headers.get("if-none-match"), etag):
             return Response(status_code=304, headers=headers)
         return Response(body, media_type="application/json", headers=headers)
 
@@ -70,7 +60,7 @@ class AgentCardEndpoint:
         return cached
 
 
-def _matches(if_none_match: str | None, etag: str) -> bool:
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
     if not if_none_match:
         return False
     candidates = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
