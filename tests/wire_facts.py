@@ -91,6 +91,8 @@ ERRORS: dict[str, tuple[int, int, str]] = {
     "CONTENT_TYPE_NOT_SUPPORTED": (-32005, 400, "INVALID_ARGUMENT"),
     "EXTENDED_AGENT_CARD_NOT_CONFIGURED": (-32007, 400, "FAILED_PRECONDITION"),
     "VERSION_NOT_SUPPORTED": (-32009, 400, "FAILED_PRECONDITION"),
+    "UNAUTHENTICATED": (-32040, 401, "UNAUTHENTICATED"),  # accord's
+    "PERMISSION_DENIED": (-32041, 403, "PERMISSION_DENIED"),  # accord's
 }
 BY_CODE = {code: reason for reason, (code, _, _) in ERRORS.items()}
 
