@@ -12,6 +12,7 @@ from typing import Any
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -110,9 +111,7 @@ class TokenIssuer:
         keys = []
         for kid in sorted(self.published):
             key, algorithm = self.keys[kid]
-            codec = (
-                jwt.algorithms.ECAlgorithm if algorithm == "ES256" else jwt.algorithms.RSAAlgorithm
-            )
+            codec = ECAlgorithm if algorithm == "ES256" else RSAAlgorithm
             jwk = json.loads(codec.to_jwk(key.public_key()))
             keys.append({**jwk, "kid": kid, "use": "sig", "alg": algorithm})
         return JSONResponse({"keys": keys})
