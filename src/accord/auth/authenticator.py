@@ -51,12 +51,12 @@ class SecurityAuthenticator:
         schemes = self.security.schemes
         invalid = {n: o for n, o in outcomes.items() if isinstance(o, InvalidCredential)}
         if invalid:
-            name, error = next(iter(invalid.items()))
             challenges = [
                 scheme.challenge(str(invalid[n]) if n in invalid else None)
                 for n, scheme in schemes.items()
             ]
-            return Unauthenticated(f"{name}: {error}", challenges=challenges)
+            reasons = "; ".join(f"{name}: {error}" for name, error in invalid.items())
+            return Unauthenticated(f"invalid credentials ({reasons})", challenges=challenges)
         if lacking:
             return PermissionDenied(
                 "the credentials lack the scope(s) this agent requires: " + "; ".join(lacking)

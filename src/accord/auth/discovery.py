@@ -19,6 +19,7 @@ class Discovery:
 
     Its `jwks_uri` becomes a `JwksClient` (refetched when a token names a key it lacks), its
     `issuer` the issuer tokens must name. A key source and issuer source for `JwtCheck`.
+    An unknown key id refetches the key set at most once per `key_refresh_interval` seconds.
     """
 
     def __init__(
@@ -26,11 +27,13 @@ class Discovery:
         url: str,
         *,
         max_age: float = 3600.0,
+        key_refresh_interval: float = 30.0,
         timeout: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.url = url
         self._max_age = max_age
+        self._key_refresh_interval = key_refresh_interval
         self._timeout = timeout
         self._clock = clock
         self._document: dict[str, Any] | None = None
@@ -53,7 +56,11 @@ class Discovery:
                 document = await self._fetch()
                 jwks_uri = document["jwks_uri"]
                 if self._jwks is None or self._jwks.url != jwks_uri:
-                    self._jwks = JwksClient(jwks_uri, timeout=self._timeout)
+                    self._jwks = JwksClient(
+                        jwks_uri,
+                        timeout=self._timeout,
+                        min_refresh_interval=self._key_refresh_interval,
+                    )
                 self._document, self._fetched_at = document, self._clock()
             return self._document
 

@@ -88,7 +88,8 @@ class OAuth2(_BearerJwt):
 class OpenIdConnect(_BearerJwt):
     """OpenID Connect: Bearer JWTs from the provider whose discovery document is at `url`
     (its `jwks_uri` gives the keys, cached and refetched for an unknown key id; its `issuer`
-    the issuer tokens must name). `audience` is this agent's client id or resource."""
+    the issuer tokens must name). `audience` is this agent's client id or resource. A token
+    naming an unknown key refetches the keys at most once per `key_refresh_interval` s."""
 
     def __init__(
         self,
@@ -96,6 +97,7 @@ class OpenIdConnect(_BearerJwt):
         *,
         audience: str | Sequence[str] | None = None,
         leeway: float = 30.0,
+        key_refresh_interval: float = 30.0,
         algorithms: Sequence[str] = ASYMMETRIC_ALGORITHMS,
         name: str = "oidc",
         description: str | None = None,
@@ -103,7 +105,7 @@ class OpenIdConnect(_BearerJwt):
         self.name = name
         self.description = description
         self.url = url
-        discovery = Discovery(url)
+        discovery = Discovery(url, key_refresh_interval=key_refresh_interval)
         self.check = JwtCheck(
             discovery, issuer=discovery, audience=audience, leeway=leeway, algorithms=algorithms
         )
