@@ -24,6 +24,7 @@ from token_issuer import AUDIENCE, TokenIssuer, running_issuer
 CARD = "/.well-known/agent-card.json"
 GET_TASK = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "nope"}}
 V1 = {"A2A-Version": "1.0"}
+SECRET = "a-shared-secret-long-enough-for-sha256"
 
 
 @pytest.fixture(scope="module")
