@@ -6,6 +6,7 @@ import ssl
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
@@ -23,16 +24,21 @@ class TlsFiles:
     keyfile: str
     client_ca: str | None = None
 
-    def ssl_context(self) -> ssl.SSLContext:
-        """The HTTP server's context. With `client_ca`, clients are asked for a certificate,
-        verified against it when given; it is optional at the handshake (the public card
-        needs none) and the security requirements decide where one is needed."""
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        context.load_cert_chain(self.certfile, self.keyfile)
+    def uvicorn_options(self) -> dict[str, Any]:
+        """uvicorn's settings serving HTTPS with these files. With `client_ca`, clients are
+        asked for a certificate, verified against it when given: optional at the handshake
+        (the public card needs none), the security requirements decide where one is needed;
+        the protocol hands the certificate to the app (ASGI `tls` extension)."""
+        from accord.server.uvicorn_tls import ClientCertificateProtocol
+
+        options: dict[str, Any] = {"ssl_certfile": self.certfile, "ssl_keyfile": self.keyfile}
         if self.client_ca is not None:
-            context.load_verify_locations(self.client_ca)
-            context.verify_mode = ssl.CERT_OPTIONAL
-        return context
+            options |= {
+                "ssl_ca_certs": self.client_ca,
+                "ssl_cert_reqs": ssl.CERT_OPTIONAL,
+                "http": ClientCertificateProtocol,
+            }
+        return options
 
     def pem(self) -> tuple[bytes, bytes, bytes | None]:
         """The certificate chain, key and client CA bundle as bytes (for grpcio)."""
