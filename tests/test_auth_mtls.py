@@ -16,9 +16,11 @@ import trustme
 import accord
 from accord import RequestContext
 from accord.auth import MutualTls, Security
+from accord.client import Client, ClientCertificate
 from accord.grpc.generated.v1_0 import a2a_pb2 as pb
 from accord.grpc.generated.v1_0 import a2a_pb2_grpc as stubs
 from accord.server.tls import TlsFiles
+from accord.types import Message
 from rpc import served
 
 CARD = "/.well-known/agent-card.json"
@@ -34,6 +36,7 @@ def whoami(context: RequestContext) -> str:
 class Pki:
     ca: trustme.CA
     server: TlsFiles
+    client_file: str
     client: trustme.LeafCert
     stranger: trustme.LeafCert  # issued by another CA
 
@@ -50,8 +53,9 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     ca.cert_pem.write_to_path(where / "ca.pem")
     files = TlsFiles(str(where / "server.pem"), str(where / "server.key"), str(where / "ca.pem"))
     client = ca.issue_cert("alice@example.com", common_name="alice")
+    client.private_key_and_cert_chain_pem.write_to_path(where / "alice.pem")
     stranger = trustme.CA().issue_cert("mallory@example.com", common_name="mallory")
-    return Pki(ca, files, client, stranger)
+    return Pki(ca, files, str(where / "alice.pem"), client, stranger)
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +146,14 @@ async def test_grpc_over_tls_maps_the_certificate_too(pki: Pki, server: tuple[st
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await stubs.A2AServiceStub(channel).SendMessage(request)
     assert refused.value.code() is grpc.StatusCode.UNAVAILABLE  # refused at the handshake
+
+
+@pytest.mark.parametrize("transport", ["JSONRPC", "HTTP+JSON", "GRPC"])
+async def test_accords_client_presents_its_certificate(
+    pki: Pki, server: tuple[str, str], transport: str
+) -> None:
+    url, _ = server
+    certificate = ClientCertificate(pki.client_file, ca=pki.server.client_ca)
+    async with Client(url, credentials=[certificate], transport=transport) as client:
+        reply = await client.send("who am I?")
+    assert isinstance(reply, Message) and reply.text == "alice/mtls"

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import parse_qs
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
@@ -117,7 +118,7 @@ class TokenIssuer:
         return JSONResponse({"keys": keys})
 
     async def _token(self, request: Request) -> Response:
-        form = await request.form()
+        form = {k: v[0] for k, v in parse_qs((await request.body()).decode()).items()}
         client_id, secret = str(form.get("client_id", "")), str(form.get("client_secret", ""))
         if request.headers.get("authorization", "").startswith("Basic "):
             decoded = base64.b64decode(request.headers["authorization"][6:]).decode()
