@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from accord.cli import chat as chat_session
+from accord.cli import credentials, storage
 from accord.cli import serve as serving
-from accord.cli import storage
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.inputs import data_part, file_part
 from accord.cli.output import (
@@ -36,6 +36,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    callback=credentials.credential_options,
 )
 
 AgentUrl = Annotated[
@@ -162,7 +163,7 @@ def db_upgrade(store: StoreUrl = DEFAULT_STORE_URL) -> None:
 @reports_errors
 def card(url: AgentUrl, json_output: JsonOutput = False) -> None:
     """Show an agent's card, with every interface it offers (binding, version, URL)."""
-    with SyncClient(url) as client:
+    with SyncClient(url, credentials=credentials.given()) as client:
         agent_card = client.get_card()
     if json_output:
         print_json_line(agent_card)
@@ -201,7 +202,9 @@ def send(
     parts: list[Part] = [file_part(path) for path in files or ()]
     if data is not None:
         parts.append(data_part(data))
-    with SyncClient(url, transport=transport, version=version) as client:
+    with SyncClient(
+        url, transport=transport, version=version, credentials=credentials.given()
+    ) as client:
         if not stream:
             result = client.send(text, parts=parts, task_id=task_id, context_id=context_id)
             print_result(result, json_output)
@@ -226,7 +229,7 @@ def get(
     json_output: JsonOutput = False,
 ) -> None:
     """Show a task."""
-    with SyncClient(url) as client:
+    with SyncClient(url, credentials=credentials.given()) as client:
         task = client.get_task(task_id, history_length=history)
     print_result(task, json_output, history=True)
 
@@ -239,7 +242,7 @@ def cancel(
     json_output: JsonOutput = False,
 ) -> None:
     """Cancel a task that has not finished."""
-    with SyncClient(url) as client:
+    with SyncClient(url, credentials=credentials.given()) as client:
         task = client.cancel_task(task_id)
     print_result(task, json_output)
 
@@ -248,7 +251,7 @@ def cancel(
 @reports_errors
 def chat(url: AgentUrl) -> None:
     """Talk with an agent: each line is a message; /quit or Ctrl-D leaves."""
-    with SyncClient(url) as client:
+    with SyncClient(url, credentials=credentials.given()) as client:
         chat_session.run_chat(client, new_console())
 
 

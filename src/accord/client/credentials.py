@@ -22,6 +22,10 @@ from accord.types import (
 )
 
 
+class CredentialsRequired(A2AClientError):
+    """The agent's card asks for credentials the client was not given."""
+
+
 @dataclass(slots=True)
 class Outgoing:
     """What credentials add to one request: headers, query parameters, cookies."""
@@ -184,7 +188,7 @@ class Credentials:
                 chosen.append((scheme, scopes, found))
             else:
                 return chosen
-        raise A2AClientError(
+        raise CredentialsRequired(
             f"{card.name} asks for {describe_requirements(card)}; no credentials given meet that"
         )
 

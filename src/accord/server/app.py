@@ -20,6 +20,7 @@ from accord.server.extended_card import ExtendedCardRoute
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
+from accord.server.limits import Limits
 from accord.server.pipeline import Authenticator, Hook, RequestPipeline
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
@@ -44,6 +45,7 @@ def create_app(
     authenticator: Authenticator | None = None,
     hooks: Sequence[Hook] = (),
     tls: TlsFiles | None = None,
+    limits: Limits | None = None,
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -62,7 +64,8 @@ def create_app(
     Every request of every binding goes through one `RequestPipeline` (`app.state.pipeline`):
     `authenticator` says who sent it (or refuses it), `hooks` run around every operation; an
     agent declaring `security` (`accord.auth.Security`) gets its authentication and
-    authorization (docs/security.md).
+    authorization (docs/security.md). `limits` bound what one caller may ask (default: the
+    safe `Limits()` for an agent declaring security, none otherwise).
     """
     sends_push = bool(agent.card("").capabilities.push_notifications)
     runtime = TaskRuntime(
@@ -80,7 +83,7 @@ def create_app(
     for rest_codec in REST_CODECS:
         interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
-    authenticator, hooks = secured(agent, authenticator, hooks)
+    authenticator, hooks = secured(agent, authenticator, hooks, limits, runtime)
     pipeline = RequestPipeline(service, agent.extensions, authenticator=authenticator, hooks=hooks)
     card = AgentCardEndpoint(agent, interfaces)
     rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)

@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 from typing import Any
 
 from accord.agents.agent import Agent
 from accord.auth import Security, SecurityAuthenticator
-from accord.codecs.base import Method
 from accord.core import Principal
 from accord.errors import PermissionDenied
+from accord.server.limits import Limits, RunningTasks
+from accord.server.operation_names import MESSAGE_OPERATIONS, operation_of
 from accord.server.pipeline import Authenticator, Call, Hook, Proceed
 from accord.types import AgentSkill
-
-MESSAGE_OPERATIONS = frozenset({"send_message", "stream_message"})
-# 0.1's methods adapt the operations rather than naming one.
-_ADAPTED = {
-    "tasks/send": "send_message",
-    "tasks/sendSubscribe": "stream_message",
-    "tasks/resubscribe": "resubscribe",
-}
 
 
 class Authorization:
@@ -34,10 +26,9 @@ class Authorization:
         self.guarded_skills = (
             list(skills) if skills and all(skill.security for skill in skills) else []
         )
-        self._names: dict[int, str] = {}
 
     async def __call__(self, call: Call, proceed: Proceed) -> Any:
-        operation = self.operation(call)
+        operation = operation_of(call)
         principal = call.context.principal
         missing = self.security.scopes.get(operation, frozenset()) - principal.scopes
         if missing:
@@ -61,16 +52,6 @@ class Authorization:
         guarded = self.guarded_skills
         return not guarded or any(skill_allowed(skill, principal) for skill in guarded)
 
-    def operation(self, call: Call) -> str:
-        """The name of the operation `call` runs (as in `accord.core.Operations`)."""
-        method = call.target.method
-        name = self._names.get(id(method))
-        if name is None:
-            name = self._names[id(method)] = operation_name(method) or _ADAPTED.get(
-                call.inbound.method, call.inbound.method
-            )
-        return name
-
 
 def skill_allowed(skill: AgentSkill, principal: Principal) -> bool:
     """Whether `principal` meets one of the skill's security requirements (all its schemes
@@ -85,40 +66,23 @@ def skill_allowed(skill: AgentSkill, principal: Principal) -> bool:
     )
 
 
-def operation_name(method: Method) -> str | None:
-    """The `Operations` member `method` runs, found by letting it pick from a recorder."""
-    try:
-        picked = method.operation(_Recorder())  # type: ignore[arg-type]
-    except Exception:
-        return None
-    while isinstance(picked, partial):
-        picked = picked.func
-    return picked.name if isinstance(picked, _Picked) else None
-
-
-class _Picked:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> None:
-        raise AssertionError("a recorded operation is never run")
-
-
-class _Recorder:
-    def __getattr__(self, name: str) -> Callable[..., None]:
-        return _Picked(name)
-
-
 def secured(
-    agent: Agent, authenticator: Authenticator | None, hooks: Sequence[Hook]
+    agent: Agent,
+    authenticator: Authenticator | None,
+    hooks: Sequence[Hook],
+    limits: Limits | None,
+    tasks: RunningTasks,
 ) -> tuple[Authenticator | None, list[Hook]]:
-    """The authenticator and hooks a server of `agent` runs: those given, and when the agent
-    declares a `Security`, its authentication (unless another authenticator is given) and
-    authorization first."""
-    security = agent.security
-    if not isinstance(security, Security):
-        return authenticator, list(hooks)
-    if authenticator is None:
-        authenticator = SecurityAuthenticator(security)
-    skills = agent.card("").skills
-    return authenticator, [Authorization(security, skills), *hooks]
+    """The authenticator and hooks a server of `agent` runs: the `limits` (by default
+    `Limits()` for an agent that declares a `Security`, none for one that does not); the
+    agent's authentication (unless another authenticator is given) and authorization; then
+    the `hooks` given."""
+    security = agent.security if isinstance(agent.security, Security) else None
+    if limits is None and security is not None:
+        limits = Limits()
+    chain = limits.hooks(tasks) if limits is not None else []
+    if security is not None:
+        if authenticator is None:
+            authenticator = SecurityAuthenticator(security)
+        chain.append(Authorization(security, agent.card("").skills))
+    return authenticator, [*chain, *hooks]

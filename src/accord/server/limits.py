@@ -1,15 +1,19 @@
-"""Abuse limits as pipeline hooks: requests per second and open streams, per caller."""
+"""Abuse limits as pipeline hooks: requests per second, open streams and running tasks per
+caller, and how long a request may take; `Limits` bundles them with safe defaults."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from accord.core.records import EventRecord, close_stream
-from accord.errors import RateLimited
-from accord.server.pipeline import Call, Proceed
+from accord.errors import RateLimited, RequestTimedOut
+from accord.server.operation_names import MESSAGE_OPERATIONS, operation_of
+from accord.server.pipeline import Call, Hook, Proceed
 
 MAX_CALLERS = 100_000
 """How many callers a limit remembers; the least recently seen are forgotten first."""
@@ -123,3 +127,82 @@ class _Counted(AsyncIterator[EventRecord]):
         if release is not None:
             self._release = None
             release()
+
+
+class RunningTasks(Protocol):
+    """Who counts the tasks running for a principal (the TaskRuntime)."""
+
+    def running_for(self, principal_id: str) -> int: ...
+
+
+class ActiveTaskLimit:
+    """At most `per_caller` tasks at work at once for one principal (anonymous callers share
+    one count): a message that would start one more is refused with RateLimited."""
+
+    def __init__(self, per_caller: int, tasks: RunningTasks) -> None:
+        if per_caller < 1:
+            raise ValueError("per_caller must be at least 1")
+        self.per_caller = per_caller
+        self.tasks = tasks
+
+    async def __call__(self, call: Call, proceed: Proceed) -> Any:
+        if operation_of(call) in MESSAGE_OPERATIONS:
+            principal = call.context.principal
+            if self.tasks.running_for(principal.id) >= self.per_caller:
+                raise RateLimited(
+                    f"too many tasks at work: at most {self.per_caller} per caller; wait for one"
+                    " to finish or cancel one",
+                    retry_after=5.0,
+                )
+        return await proceed()
+
+
+class RequestTimeout:
+    """A request that does not answer within `seconds` is refused with RequestTimedOut
+    (a task it started goes on); streams are not limited, only their opening."""
+
+    def __init__(self, seconds: float) -> None:
+        if seconds <= 0:
+            raise ValueError("seconds must be positive")
+        self.seconds = seconds
+
+    async def __call__(self, call: Call, proceed: Proceed) -> Any:
+        try:
+            async with asyncio.timeout(self.seconds):
+                return await proceed()
+        except TimeoutError:
+            raise RequestTimedOut(
+                f"no answer within {self.seconds:g} s; for long tasks send without blocking"
+                " and follow the task (get or subscribe)"
+            ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The abuse limits of a server, each None to turn it off. The defaults apply to agents
+    that declare security (`accord.auth.Security`) and to `accord serve`: per caller, 50
+    requests a second (bursts of 100), 32 open streams, 32 tasks at work; 300 s per request.
+    The body size limit is `create_app(max_body_bytes=...)` (10 MiB)."""
+
+    requests_per_second: float | None = 50.0
+    burst: int | None = None
+    streams_per_caller: int | None = 32
+    tasks_per_caller: int | None = 32
+    request_timeout: float | None = 300.0
+
+    def hooks(self, tasks: RunningTasks) -> list[Hook]:
+        """The hooks enforcing these limits (`tasks` counts running tasks)."""
+        hooks: list[Hook] = []
+        if self.requests_per_second is not None:
+            hooks.append(RateLimit(self.requests_per_second, self.burst))
+        if self.streams_per_caller is not None:
+            hooks.append(StreamLimit(self.streams_per_caller))
+        if self.tasks_per_caller is not None:
+            hooks.append(ActiveTaskLimit(self.tasks_per_caller, tasks))
+        if self.request_timeout is not None:
+            hooks.append(RequestTimeout(self.request_timeout))
+        return hooks
+
+
+NO_LIMITS = Limits(None, None, None, None, None)
+"""Turn every limit off (a server behind a gateway that limits callers itself)."""
