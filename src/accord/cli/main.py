@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from accord.cli import chat as chat_session
-from accord.cli import credentials, storage
+from accord.cli import credentials, serve_options, storage
 from accord.cli import serve as serving
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.inputs import data_part, file_part
@@ -115,6 +115,13 @@ def serve(
         int | None,
         typer.Option(help="Also serve A2A over gRPC (1.0 and 0.3) on this port (grpc extra)."),
     ] = None,
+    tls_cert: serve_options.TlsCert = None,
+    tls_key: serve_options.TlsKey = None,
+    tls_client_ca: serve_options.TlsClientCa = None,
+    rate_limit: serve_options.RateLimitOption = None,
+    max_streams: serve_options.MaxStreams = None,
+    max_active_tasks: serve_options.MaxActiveTasks = None,
+    request_timeout: serve_options.RequestTimeoutOption = None,
 ) -> None:
     """Serve an agent over A2A (JSON-RPC at /, card at /.well-known/agent-card.json).
 
@@ -142,6 +149,8 @@ def serve(
             graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
         ),
         grpc_port,
+        serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
+        serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
     )
 
 

@@ -19,6 +19,8 @@ from accord.agents import Agent
 from accord.cli.errors import BadArgument
 from accord.cli.storage import StoreSettings, display_url, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
+from accord.server.limits import Limits
+from accord.server.tls import TlsFiles
 
 
 def load_app(target: str) -> Any:
@@ -60,19 +62,21 @@ def run(
     storage: StoreSettings | None = None,
     replica: ReplicaSettings | None = None,
     grpc_port: int | None = None,
+    tls: TlsFiles | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Serve the app named by `target` until interrupted.
 
     An agent gets the store `storage` names (its schema upgraded first) and the bus
     `replica` names, and with `grpc_port` the gRPC services on that port of `host`; an ASGI
-    app is served as it is.
+    app is served as it is. `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers.
     """
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     replica = replica if replica is not None else ReplicaSettings()
     app = found = find_target(target)
-    if grpc_port is not None and not isinstance(found, Agent):
-        raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
+    if (grpc_port is not None or limits is not None) and not isinstance(found, Agent):
+        raise BadArgument("--grpc-port and limits serve an accord.Agent, not an ASGI app")
     if isinstance(found, Agent):
         storage = storage if storage is not None else StoreSettings()
         store = prepare_store(storage)
@@ -88,6 +92,8 @@ def run(
             cleanup_interval=storage.cleanup_interval,
             grpc_port=grpc_port,
             grpc_host=host,
+            tls=tls,
+            limits=limits,
         )
     _tune_gc()
     uvicorn.run(
@@ -97,6 +103,7 @@ def run(
         log_level=log_level,
         access_log=False,
         timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
+        **(tls.uvicorn_options() if tls is not None else {}),
     )
 
 
