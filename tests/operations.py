@@ -42,8 +42,9 @@ from wire_facts import (
 )
 
 Events = AbstractAsyncContextManager["EventStream"]
-HTTP_STATUS_OF_REFUSALS = (200, 401, 403)
-"""JSON-RPC answers 200 to every error but authentication's (401) and authorization's (403)."""
+HTTP_STATUS_OF_REFUSALS = (200, 401, 403, 429)
+"""JSON-RPC answers 200 to every error but authentication's (401), authorization's (403) and
+a limit's (429)."""
 ReadEvent = Callable[[Json, int | None], EventFacts]
 
 

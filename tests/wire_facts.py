@@ -93,6 +93,8 @@ ERRORS: dict[str, tuple[int, int, str]] = {
     "VERSION_NOT_SUPPORTED": (-32009, 400, "FAILED_PRECONDITION"),
     "UNAUTHENTICATED": (-32040, 401, "UNAUTHENTICATED"),  # accord's
     "PERMISSION_DENIED": (-32041, 403, "PERMISSION_DENIED"),  # accord's
+    "RESOURCE_EXHAUSTED": (-32042, 429, "RESOURCE_EXHAUSTED"),  # accord's RateLimited
+    "DEADLINE_EXCEEDED": (-32043, 504, "DEADLINE_EXCEEDED"),  # accord's RequestTimedOut
 }
 BY_CODE = {code: reason for reason, (code, _, _) in ERRORS.items()}
 
