@@ -83,6 +83,20 @@ async def test_requests_per_second_are_counted_per_principal() -> None:
             await other.send("someone else")
 
 
+async def test_an_address_failing_authentication_is_slowed_down() -> None:
+    agent = accord.Agent(echo.agent.executor, name="Echo", security=Security(ApiKey(KEYS)))
+    with serve(agent, limits=Limits(failed_authentications_per_second=0.01)) as server:
+        for kind in (WIRES[0], WIRES[-1]):  # JSON-RPC, gRPC
+            reasons = []
+            for key in ("guess-1", "guess-2", f"a-{kind.name}"):
+                async with connect_wire(kind, server, {"X-API-Key": key}) as wire:
+                    with pytest.raises(Refused) as refused:
+                        await wire.send("hi")
+                    reasons.append(refused.value.reason)
+            first = "UNAUTHENTICATED" if kind is WIRES[0] else "RESOURCE_EXHAUSTED"
+            assert reasons == [first, "RESOURCE_EXHAUSTED", "RESOURCE_EXHAUSTED"]
+
+
 def hook_types(agent: accord.Agent, **options: object) -> list[type]:
     return [type(hook) for hook in accord.create_app(agent, **options).state.pipeline.hooks]
 

@@ -10,6 +10,7 @@ import pytest
 import accord
 from accord import Agent, RequestContext
 from accord.auth import ApiKey, OpenIdConnect, Security
+from accord.server.limits import Limits
 from agents_for_tests import EXTENDED_CARD
 from operations import WIRES, Server, Wire, connect_wire
 from test_operations import SWITCHBOARD, serve
@@ -53,7 +54,8 @@ def server(issuer: TokenIssuer) -> Iterator[Server]:
         extended_card=EXTENDED_CARD,
         security=security,
     )
-    with serve(agent) as served:
+    # Every test here fails authentication on purpose, many times from one address.
+    with serve(agent, limits=Limits(failed_authentications_per_second=None)) as served:
         yield served
 
 

@@ -85,4 +85,6 @@ def secured(
         if authenticator is None:
             authenticator = SecurityAuthenticator(security)
         chain.append(Authorization(security, agent.card("").skills))
+    if authenticator is not None and limits is not None:
+        authenticator = limits.guarded(authenticator)
     return authenticator, [*chain, *hooks]
