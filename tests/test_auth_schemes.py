@@ -18,6 +18,7 @@ from accord.auth import ApiKey, Basic, Bearer, JwtCheck, MutualTls, OAuth2, Open
 from accord.core import Inbound, Principal
 from accord.samples import echo
 from accord.types import AgentSkill
+from conftest import SchemaErrors
 from rpc import served
 from token_issuer import AUDIENCE, TokenIssuer, running_issuer
 
@@ -114,6 +115,18 @@ async def test_the_card_declares_every_scheme_in_both_versions(
     assert card["security"][5] == {"oauth2": ["a2a"]}  # 0.3
     assert card["securityRequirements"][5] == {"schemes": {"oauth2": {"list": ["a2a"]}}}  # 1.0
     assert len(card["security"]) == len(card["securityRequirements"]) == 8
+
+
+async def test_the_card_is_valid_in_both_versions(
+    every_scheme: httpx.AsyncClient, schema_errors: SchemaErrors
+) -> None:
+    # Imported here: that module skips itself where the spec files are absent.
+    from rpc_v1_0 import assert_valid_v1
+    from test_agent_card_versions import ONLY_V0_3, ONLY_V1_0, assert_valid_v0_3, without
+
+    card = (await every_scheme.get(CARD)).json()
+    assert_valid_v0_3(without(card, ONLY_V1_0), schema_errors)
+    assert_valid_v1("AgentCard", without(card, ONLY_V0_3))
 
 
 async def test_the_public_card_needs_no_credentials_and_every_call_does(
