@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
 
+import grpc
 import pytest
 
 import accord
 from accord import Agent, RequestContext
 from accord.auth import ApiKey, OpenIdConnect, Security
+from accord.grpc.generated.v1_0 import a2a_pb2 as pb10
+from accord.grpc.generated.v1_0 import a2a_pb2_grpc as rpc10
 from accord.server.limits import Limits
 from agents_for_tests import EXTENDED_CARD
 from operations import WIRES, Server, Wire, connect_wire
@@ -169,3 +172,13 @@ async def test_the_agent_sees_who_called(
     async with connect_wire(kind, server, {"Authorization": f"Bearer {token}"}) as wire:
         reply = await wire.send("whoami")
     assert reply.text == "bob via oidc with a2a"
+
+
+async def test_a_grpc_refusal_names_the_schemes_in_its_trailers(server: Server) -> None:
+    async with grpc.aio.insecure_channel(server.grpc_target) as channel:
+        stub = rpc10.A2AServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stub.GetTask(pb10.GetTaskRequest(id="t"))
+    assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
+    trailers = dict(refused.value.trailing_metadata() or ())
+    assert trailers["www-authenticate"] == 'Bearer realm="a2a", ApiKey header="X-API-Key"'

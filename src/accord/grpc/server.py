@@ -18,7 +18,7 @@ from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
 from accord.core import ClientCertificate, Inbound
 from accord.core.records import EventRecord, close_stream
-from accord.errors import A2AError, InternalError
+from accord.errors import A2AError, InternalError, Unauthenticated
 from accord.grpc.services import GRPC_SERVICES, GrpcService
 from accord.server.pipeline import Reply, RequestPipeline, Target
 from accord.server.tls import TlsFiles, parsed_certificate
@@ -162,9 +162,10 @@ async def _abort(context: grpc.aio.ServicerContext, exc: Exception) -> None:
         {"code": code.value[0], "message": error.message, "details": error_details(error)},
         status_pb2.Status(),
     )
-    await context.abort(
-        code, error.message, trailing_metadata=((_STATUS_DETAILS, status.SerializeToString()),)
-    )
+    trailers: tuple[tuple[str, str | bytes], ...] = ((_STATUS_DETAILS, status.SerializeToString()),)
+    if isinstance(error, Unauthenticated) and error.challenges:  # what HTTP's header would say
+        trailers += (("www-authenticate", ", ".join(error.challenges)),)
+    await context.abort(code, error.message, trailing_metadata=trailers)
 
 
 async def start_server(

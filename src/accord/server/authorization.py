@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,8 @@ from accord.server.limits import Limits, RunningTasks
 from accord.server.operation_names import MESSAGE_OPERATIONS, operation_of
 from accord.server.pipeline import Authenticator, Call, Hook, Proceed
 from accord.types import AgentSkill
+
+log = logging.getLogger("accord.server")
 
 
 class Authorization:
@@ -87,4 +90,8 @@ def secured(
         chain.append(Authorization(security, agent.card("").skills))
     if authenticator is not None and limits is not None:
         authenticator = limits.guarded(authenticator)
+    if authenticator is None and agent.extended_card is not None:
+        log.warning(
+            "%s has an extended card but declares no security: anyone may read it", agent.name
+        )
     return authenticator, [*chain, *hooks]
