@@ -280,3 +280,24 @@ def test_requirements_name_declared_schemes_only() -> None:
 
 def test_basic_header_helper_encodes_as_httpx_does() -> None:
     assert base64.b64encode(b"ada:lovelace").decode() == "YWRhOmxvdmVsYWNl"
+
+
+async def test_operation_scopes_apply_to_every_version_0_1_included() -> None:
+    security = Security(ApiKey({"k": "team"}), scopes={"send_message": ["write"]})
+    message = {"role": "user", "parts": [{"type": "text", "text": "hi"}]}
+    calls = {
+        "tasks/send": {"id": "t1", "message": message},  # 0.1
+        "message/send": {"message": {**message, "kind": "message", "messageId": "m"}},
+    }
+    with served(agent(security).app()) as url:
+        async with httpx.AsyncClient(base_url=url) as http:
+            for method, params in calls.items():
+                body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+                anonymous = await http.post("/", json=body)
+                assert anonymous.status_code == 401, method
+                keyed = await http.post("/", json=body, headers={"X-API-Key": "k"})
+                assert keyed.status_code == 403, method
+                assert "send_message needs the scope(s) write" in keyed.text
+            get = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "nope"}}
+            found = await http.post("/", json=get, headers={"X-API-Key": "k"})
+    assert found.json()["error"]["code"] == -32001  # authorized; the task is unknown
