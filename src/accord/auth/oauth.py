@@ -37,7 +37,8 @@ class OAuth2(_BearerJwt):
     The card declares the client-credentials flow at `token_url` with `scopes` (name ->
     what it allows), or the `flows` given. Tokens are verified against the keys at
     `jwks_url` or, with `metadata_url` (RFC 8414), the keys and issuer it names; `issuer`
-    and `audience` are checked when set. The caller's scopes are the token's.
+    is checked when set, `audience` (this agent's resource identifier) unless None. The
+    caller's scopes are the token's.
     """
 
     def __init__(
@@ -49,7 +50,7 @@ class OAuth2(_BearerJwt):
         jwks_url: str | None = None,
         metadata_url: str | None = None,
         issuer: str | None = None,
-        audience: str | Sequence[str] | None = None,
+        audience: str | Sequence[str] | None,
         leeway: float = 30.0,
         algorithms: Sequence[str] = ASYMMETRIC_ALGORITHMS,
         name: str = "oauth2",
@@ -95,7 +96,7 @@ class OpenIdConnect(_BearerJwt):
         self,
         url: str,
         *,
-        audience: str | Sequence[str] | None = None,
+        audience: str | Sequence[str] | None,
         leeway: float = 30.0,
         key_refresh_interval: float = 30.0,
         algorithms: Sequence[str] = ASYMMETRIC_ALGORITHMS,

@@ -38,7 +38,8 @@ class JwtCheck:
     """Verifies JWTs: signed by a key of `keys` (a JWKS URL or a KeySource) with one of
     `algorithms`, issued by `issuer`, for `audience` (one of them, when several), not
     expired and not used before its time, allowing `leeway` seconds of clock skew; the
-    claims in `required` must be present. The caller is the token's `sub` (else its
+    claims in `required` must be present. `audience` must be given: None (any audience)
+    accepts tokens the issuer made for other services too. The caller is the token's `sub` (else its
     `client_id` or `azp`), with the scopes of its `scope` (space-separated) or `scp` claim.
     """
 
@@ -47,7 +48,7 @@ class JwtCheck:
         keys: str | KeySource,
         *,
         issuer: str | IssuerSource | None = None,
-        audience: str | Sequence[str] | None = None,
+        audience: str | Sequence[str] | None,
         leeway: float = 30.0,
         algorithms: Sequence[str] = ASYMMETRIC_ALGORITHMS,
         required: Sequence[str] = ("exp",),
