@@ -276,6 +276,8 @@ def test_requirements_name_declared_schemes_only() -> None:
         Security(ApiKey({"k": "a"}), require=["bearer"])
     with pytest.raises(ValueError, match="share a name"):
         Security(ApiKey({"k": "a"}), ApiKey({"j": "b"}))
+    with pytest.raises(ValueError, match="no way to authenticate"):
+        Security(ApiKey({"k": "a"}), require=[])
 
 
 def test_basic_header_helper_encodes_as_httpx_does() -> None:

@@ -44,6 +44,8 @@ class Security:
         if len(self.schemes) != len(schemes):
             raise ValueError("two schemes share a name: give them distinct `name`s")
         given = require if require is not None else list(self.schemes)
+        if not given:
+            raise ValueError("require lists no way to authenticate; [{}] lets anyone in")
         self.requirements = [self._requirement(r) for r in given]
         self.scopes = {operation: frozenset(s) for operation, s in (scopes or {}).items()}
         self.policy = policy
