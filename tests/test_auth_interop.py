@@ -25,7 +25,7 @@ import accord
 from accord import RequestContext
 from accord.auth import ApiKey, OpenIdConnect, Security
 from accord.client import Client, ClientCredentials
-from accord.errors import A2AClientError
+from accord.errors import Unauthenticated
 from accord.types import Message
 from live_server import serve_app
 from test_interop_official_client import (
@@ -188,5 +188,5 @@ async def test_accords_client_fetches_a_token_for_the_official_server(
             assert isinstance(reply, Message) and reply.text == "reply hello"
     assert robot.tokens.fetched == 1
     async with Client(official_url, transport=transport, version=version) as client:
-        with pytest.raises(A2AClientError, match="401"):
+        with pytest.raises(Unauthenticated, match="answered HTTP 401.*it accepts Bearer"):
             await client.send("reply hello")
