@@ -188,5 +188,5 @@ async def test_accords_client_fetches_a_token_for_the_official_server(
             assert isinstance(reply, Message) and reply.text == "reply hello"
     assert robot.tokens.fetched == 1
     async with Client(official_url, transport=transport, version=version) as client:
-        with pytest.raises(Unauthenticated, match="answered HTTP 401.*it accepts Bearer"):
+        with pytest.raises(Unauthenticated, match=r"answered HTTP 401.*it accepts Bearer"):
             await client.send("reply hello")
