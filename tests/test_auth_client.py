@@ -10,7 +10,8 @@ import pytest
 
 import accord
 from accord import RequestContext
-from accord.auth import ApiKey, Basic, OAuth2, Security
+from accord.auth import ApiKey, Basic, InvalidCredential, OAuth2, Scheme, Security
+from accord.auth.http import authorization, bearer_challenge
 from accord.client import ApiKey as Key
 from accord.client import (
     BasicAuth,
@@ -19,8 +20,15 @@ from accord.client import (
     ClientCredentials,
     Credentials,
 )
+from accord.core import Inbound, Principal
 from accord.errors import A2AClientError, Unauthenticated
-from accord.types import Message
+from accord.types import (
+    ClientCredentialsOAuthFlow,
+    Message,
+    OAuth2SecurityScheme,
+    OAuthFlows,
+    SecurityScheme,
+)
 from rpc import served
 from token_issuer import TokenIssuer, running_issuer
 
@@ -136,3 +144,42 @@ def test_credentials_need_the_clients_own_http_client() -> None:
 
     with pytest.raises(ValueError, match="own HTTP client"):
         Client("http://x", http_client=httpx.AsyncClient(), credentials=[Key("k")])
+
+
+class Introspected(Scheme):
+    """OAuth 2.0 whose tokens the agent checks against the issuer's live set, as token
+    introspection would: a revoked token is refused though it has not expired."""
+
+    name = "oauth2"
+
+    def __init__(self, issuer: TokenIssuer) -> None:
+        self.issuer = issuer
+
+    def card_entry(self) -> SecurityScheme:
+        flow = ClientCredentialsOAuthFlow(token_url=self.issuer.token_url, scopes={})
+        return OAuth2SecurityScheme(flows=OAuthFlows(client_credentials=flow))
+
+    def challenge(self, error: str | None = None) -> str:
+        return bearer_challenge(error)
+
+    async def authenticate(self, inbound: Inbound) -> Principal | None:
+        token = authorization(inbound, "Bearer")
+        if token is None:
+            return None
+        if token not in self.issuer.active:
+            raise InvalidCredential("the token was revoked")
+        return Principal("robot", scheme=self.name)
+
+
+@pytest.mark.parametrize("transport", ["JSONRPC", "HTTP+JSON", "GRPC"])
+async def test_a_refused_cached_token_is_fetched_again_once(
+    issuer: TokenIssuer, transport: str
+) -> None:
+    agent = accord.Agent(whoami.executor, name="Strict", security=Security(Introspected(issuer)))
+    with served(agent.app(grpc_port=0)) as url:
+        robot = ClientCredentials("robot", "robot-secret")
+        async with Client(url, credentials=[robot], transport=transport) as client:
+            assert await ask(client) == "robot/oauth2"
+            issuer.active.clear()  # revoked
+            assert await ask(client) == "robot/oauth2"
+        assert robot.tokens.fetched == 2

@@ -41,6 +41,8 @@ class TokenIssuer:
         self.clients = {"robot": "robot-secret"}
         self.token_lifetime = 300
         self.issued = 0
+        self.active: set[str] = set()
+        """The tokens the token endpoint issued and nobody revoked."""
         self.jwks_fetches = 0
         self.discovery_fetches = 0
 
@@ -130,6 +132,7 @@ class TokenIssuer:
         scopes = tuple(str(form.get("scope", "")).split())
         self.issued += 1
         token = self.token(client_id, scopes=scopes, expires_in=self.token_lifetime)
+        self.active.add(token)
         return JSONResponse(
             {"access_token": token, "token_type": "Bearer", "expires_in": self.token_lifetime}
         )

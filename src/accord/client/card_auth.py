@@ -49,12 +49,16 @@ class CardAuth(httpx.Auth):
         key = certificate.keyfile or certificate.certfile
         return _read(ca), _read(key), _read(certificate.certfile)
 
+    def renew(self) -> bool:
+        """Forget the cached tokens the chosen credentials hold; True if any was dropped."""
+        return any([credential.renew() for _, _, credential in self.chosen])
+
     async def async_auth_flow(
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
         _add(request, await self.outgoing())
         response = yield request
-        if response.status_code == 401 and any(c.renew() for _, _, c in self.chosen):
+        if response.status_code == 401 and self.renew():
             _add(request, await self.outgoing())
             yield request
 

@@ -81,10 +81,19 @@ class GrpcTransport(Transport):
 
     async def call(self, call: ClientCall[P, R], params: P) -> R:
         request = self._request(call, params)
+        rpc = getattr(self._stub, call.name)
         try:
-            response = await getattr(self._stub, call.name)(
-                request, metadata=await self._call_metadata(), timeout=self._timeout
-            )
+            try:
+                response = await rpc(
+                    request, metadata=await self._call_metadata(), timeout=self._timeout
+                )
+            except grpc.aio.AioRpcError as exc:
+                # A refused cached token is fetched again once, as over HTTP (CardAuth).
+                if exc.code() is not grpc.StatusCode.UNAUTHENTICATED or not self._renewed():
+                    raise
+                response = await rpc(
+                    request, metadata=await self._call_metadata(), timeout=self._timeout
+                )
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, call.name) from None
         return decoded(call.decode, json_format.MessageToDict(response))
@@ -107,6 +116,9 @@ class GrpcTransport(Transport):
 
     async def aclose(self) -> None:
         await self._channel.close()
+
+    def _renewed(self) -> bool:
+        return self._auth is not None and self._auth.renew()
 
     async def _call_metadata(self) -> tuple[tuple[str, str], ...]:
         return self._metadata + (await self._auth.metadata() if self._auth else ())
