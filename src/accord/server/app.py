@@ -21,6 +21,7 @@ from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
 from accord.server.limits import Limits
+from accord.server.paths import CollapseSlashes
 from accord.server.pipeline import Authenticator, Hook, RequestPipeline
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
@@ -116,7 +117,9 @@ def create_app(
         await runtime.store.close()
 
     routes: list[BaseRoute] = [Route(path, card.public, methods=["GET"]) for path in CARD_PATHS]
-    routes.append(Route(EXTENDED_CARD_PATH, ExtendedCardRoute(pipeline).endpoint, methods=["GET"]))
+    routes.append(
+        Route(EXTENDED_CARD_PATH, ExtendedCardRoute(pipeline, card).endpoint, methods=["GET"])
+    )
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     routes.extend(RestBinding(pipeline, max_body_bytes=max_body_bytes).routes())
     routes.extend(agent.routes)
@@ -124,7 +127,7 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         exception_handlers=HTTP_ERROR_HANDLERS,
-        middleware=[Middleware(JsonRpcShortcut, binding=rpc)],
+        middleware=[Middleware(CollapseSlashes), Middleware(JsonRpcShortcut, binding=rpc)],
     )
     app.state.runtime = runtime
     app.state.service = service
