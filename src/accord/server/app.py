@@ -14,7 +14,6 @@ from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
-from accord.server.authorization import secured
 from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCardEndpoint
 from accord.server.extended_card import ExtendedCardRoute
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
@@ -23,6 +22,7 @@ from accord.server.jsonrpc import JsonRpcBinding
 from accord.server.limits import Limits
 from accord.server.paths import CollapseSlashes
 from accord.server.pipeline import Authenticator, Hook, RequestPipeline
+from accord.server.protection import secured
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
 from accord.server.service import A2AService

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import inspect
-import logging
 from collections.abc import Sequence
 from typing import Any
 
-from accord.agents.agent import Agent
-from accord.auth import Security, SecurityAuthenticator
+from accord.auth import Security
 from accord.core import Principal
 from accord.errors import PermissionDenied
-from accord.server.limits import Limits, RunningTasks
 from accord.server.operation_names import MESSAGE_OPERATIONS, operation_of
-from accord.server.pipeline import Authenticator, Call, Hook, Proceed
+from accord.server.pipeline import Call, Proceed
 from accord.types import AgentSkill
-
-log = logging.getLogger("accord.server")
 
 
 class Authorization:
@@ -67,31 +62,3 @@ def skill_allowed(skill: AgentSkill, principal: Principal) -> bool:
         and all(set(scopes) <= principal.scopes for scopes in requirement.values())
         for requirement in skill.security
     )
-
-
-def secured(
-    agent: Agent,
-    authenticator: Authenticator | None,
-    hooks: Sequence[Hook],
-    limits: Limits | None,
-    tasks: RunningTasks,
-) -> tuple[Authenticator | None, list[Hook]]:
-    """The authenticator and hooks a server of `agent` runs: the `limits` (by default
-    `Limits()` for an agent that declares a `Security`, none for one that does not); the
-    agent's authentication (unless another authenticator is given) and authorization; then
-    the `hooks` given."""
-    security = agent.security if isinstance(agent.security, Security) else None
-    if limits is None and security is not None:
-        limits = Limits()
-    chain = limits.hooks(tasks) if limits is not None else []
-    if security is not None:
-        if authenticator is None:
-            authenticator = SecurityAuthenticator(security)
-        chain.append(Authorization(security, agent.card("").skills))
-    if authenticator is not None and limits is not None:
-        authenticator = limits.guarded(authenticator)
-    if authenticator is None and agent.extended_card is not None:
-        log.warning(
-            "%s has an extended card but declares no security: anyone may read it", agent.name
-        )
-    return authenticator, [*chain, *hooks]
