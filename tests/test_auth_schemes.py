@@ -11,6 +11,9 @@ from typing import Any
 import httpx
 import jwt
 import pytest
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 import accord
 from accord import RequestContext
@@ -303,3 +306,18 @@ async def test_operation_scopes_apply_to_every_version_0_1_included() -> None:
             get = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "nope"}}
             found = await http.post("/", json=get, headers={"X-API-Key": "k"})
     assert found.json()["error"]["code"] == -32001  # authorized; the task is unknown
+
+
+async def test_the_agents_own_routes_need_credentials_too() -> None:
+    async def report(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(f"report for {request.state.principal.id}")
+
+    security = Security(ApiKey({"k": "team"}))
+    guarded = agent(security, routes=[Route("/files/report.txt", report)])
+    with served(guarded.app()) as url:
+        async with httpx.AsyncClient(base_url=url) as http:
+            refused = await http.get("/files/report.txt")
+            allowed = await http.get("/files/report.txt", headers={"X-API-Key": "k"})
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == 'ApiKey header="X-API-Key"'
+    assert allowed.text == "report for team"

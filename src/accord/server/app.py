@@ -20,6 +20,7 @@ from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
 from accord.server.limits import Limits
+from accord.server.own_routes import guarded_routes
 from accord.server.paths import CollapseSlashes
 from accord.server.pipeline import Authenticator, Hook, RequestPipeline
 from accord.server.protection import secured
@@ -122,7 +123,7 @@ def create_app(
     )
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     routes.extend(RestBinding(pipeline, max_body_bytes=max_body_bytes).routes())
-    routes.extend(agent.routes)
+    routes.extend(guarded_routes(agent.routes, authenticator))
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
