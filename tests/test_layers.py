@@ -26,8 +26,9 @@ ALLOWED: dict[str, set[str]] = {
     "store": CORE,
     "keys": BASE,
     "push": BASE | {"keys"},
+    "auth": CORE | {"keys"},
     "runtime": CORE | {"agents", "store", "keys"},
-    "server": CORE | {"agents", "codecs", "store", "runtime", "grpc", "keys"},
+    "server": CORE | {"agents", "codecs", "store", "runtime", "grpc", "keys", "auth"},
     "grpc": CORE | {"codecs", "server"},
     "client": CORE | {"codecs", "grpc", "keys"},
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from accord.agents.executor import AgentExecutor
 from accord.extensions.base import Extension
@@ -23,6 +23,14 @@ DEFAULT_PORT = 8000
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.routing import BaseRoute
+
+
+class DeclaresSecurity(Protocol):
+    """A security declaration (`accord.auth.Security`): what it puts in the card."""
+
+    def card_schemes(self) -> dict[str, SecurityScheme]: ...
+
+    def card_requirements(self) -> list[dict[str, list[str]]]: ...
 
 
 class Agent:
@@ -45,7 +53,7 @@ class Agent:
         documentation_url: str | None = None,
         icon_url: str | None = None,
         security_schemes: dict[str, SecurityScheme] | None = None,
-        security: list[dict[str, list[str]]] | None = None,
+        security: DeclaresSecurity | list[dict[str, list[str]]] | None = None,
         extended_card: AgentCard | None = None,
         routes: Sequence[BaseRoute] = (),
     ) -> None:
@@ -53,6 +61,13 @@ class Agent:
         self.routes = list(routes)
         """Starlette routes of the agent's own, served beside the A2A routes (e.g. files)."""
         self.extended_card = extended_card
+        self.security = None if security is None or isinstance(security, list) else security
+        """The security the server enforces (`accord.auth.Security`), if declared: its schemes
+        and requirements are the card's. A plain list of requirements only goes in the card."""
+        requirements = security if isinstance(security, list) else None
+        if self.security is not None:
+            security_schemes = {**(security_schemes or {}), **self.security.card_schemes()}
+            requirements = self.security.card_requirements()
         self.extensions = [e for e in extensions if isinstance(e, Extension)]
         """The extensions this agent implements (card-only entries are not listed here)."""
         self._card = AgentCard(
@@ -74,7 +89,7 @@ class Agent:
             documentation_url=documentation_url,
             icon_url=icon_url,
             security_schemes=security_schemes,
-            security=security,
+            security=requirements,
             supports_authenticated_extended_card=extended_card is not None or None,
         )
 

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 import accord
-from accord.cli import agent_commands, server_commands
+from accord.cli import agent_commands, credentials, server_commands
 from accord.cli import host as host_command
 from accord.cli.card import card_app
 from accord.cli.keys import keys_app
@@ -49,8 +49,18 @@ def root(
             help="Print accord's version and exit.",
         ),
     ] = False,
+    api_key: credentials.ApiKeyOption = None,
+    bearer: credentials.BearerOption = None,
+    basic: credentials.BasicOption = None,
+    client_id: credentials.ClientIdOption = None,
+    client_secret: credentials.ClientSecretOption = None,
+    scope: credentials.ScopeOption = None,
+    cert: credentials.CertOption = None,
+    key: credentials.KeyOption = None,
+    ca: credentials.CaOption = None,
 ) -> None:
     """Serve A2A agents and talk to them."""
+    credentials.remember(api_key, bearer, basic, client_id, client_secret, scope, cert, key, ca)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from accord.cli import credentials
 from accord.client import SyncClient
 
 T = TypeVar("T")
@@ -62,7 +63,9 @@ class AgentAddress:
     def connect(self, *, preferred_version: str | None = None) -> SyncClient:
         """A client for the agent; `preferred_version` applies when no --version was given."""
         version = self.version or preferred_version
-        return SyncClient(self.url, transport=self.transport, version=version)
+        return SyncClient(
+            self.url, transport=self.transport, version=version, credentials=credentials.given()
+        )
 
 
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY

@@ -72,7 +72,7 @@ def listen(
         typer.echo(f"task {notification.task_id}: {summary}")
         return Response(status_code=204)
 
-    typer.echo(f"accord: receiving notifications at {audience}", err=True)
+    typer.echo(f"accord: serving a webhook at {audience} (verifying {agent}'s keys)", err=True)
     app = Starlette(routes=[Route("/" + path.lstrip("/"), receive, methods=["POST"])])
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
 

@@ -23,6 +23,8 @@ from accord.cli.ports import ensure_free
 from accord.cli.signing_options import TrustSettings
 from accord.cli.storage import StoreSettings, display_url, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
+from accord.server.limits import Limits
+from accord.server.tls import TlsFiles
 
 CARD_PATH = "/.well-known/agent-card.json"
 
@@ -76,17 +78,26 @@ def run(
     storage: StoreSettings | None = None,
     replica: ReplicaSettings | None = None,
     grpc_port: int | None = None,
+    tls: TlsFiles | None = None,
+    limits: Limits | None = None,
     trust: TrustSettings | None = None,
 ) -> None:
     """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
-    (see `serve`); an agent signs with the key store `trust` names."""
+    (see `serve`); `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers, an agent
+    signs with the key store `trust` names."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     trust = trust if trust is not None else TrustSettings()
     trust.check()
     found = find_target(target) if isinstance(target, str) else target
-    app_options = trust.app_options() if isinstance(found, Agent) else None
-    serve(found, host, port, log_level, storage, replica, grpc_port, app_options)
+    options: dict[str, Any] = {}
+    if tls is not None:
+        options["tls"] = tls
+    if limits is not None:
+        options["limits"] = limits
+    if isinstance(found, Agent):
+        options.update(trust.app_options())
+    serve(found, host, port, log_level, storage, replica, grpc_port, options, tls)
 
 
 def serve(
@@ -98,6 +109,7 @@ def serve(
     replica: ReplicaSettings | None = None,
     grpc_port: int | None = None,
     app_options: Mapping[str, Any] | None = None,
+    tls: TlsFiles | None = None,
 ) -> None:
     """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked before
     the server starts, after the store and the bus.
@@ -107,8 +119,8 @@ def serve(
     on stderr where it is served and where its tasks are kept. An ASGI app is served as it is.
     """
     replica = replica if replica is not None else ReplicaSettings()
-    if grpc_port is not None and not isinstance(found, Agent):
-        raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
+    if (grpc_port is not None or app_options) and not isinstance(found, Agent):
+        raise BadArgument("--grpc-port, TLS and limits serve an accord.Agent, not an ASGI app")
     if isinstance(found, Agent):
         app = _agent_app(found, host, port, storage, replica, grpc_port, app_options or {})
     else:
@@ -122,6 +134,7 @@ def serve(
         log_level=log_level,
         access_log=False,
         timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
+        **(tls.uvicorn_options() if tls is not None else {}),
     )
 
 
@@ -144,7 +157,8 @@ def _agent_app(
     ensure_free(host, port)
     if grpc_port is not None:
         ensure_free(host, grpc_port, "--grpc-port")
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    scheme = "https" if "tls" in app_options else "http"
+    url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
     typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
     typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
     options: dict[str, Any] = {

@@ -8,7 +8,7 @@ import typer
 
 from accord.agents.agent import DEFAULT_PORT
 from accord.cli import serve as serving
-from accord.cli import storage
+from accord.cli import serve_options, storage
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSettings
 from accord.keys import DEFAULT_KEYS_DIR
@@ -104,6 +104,13 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    tls_cert: serve_options.TlsCert = None,
+    tls_key: serve_options.TlsKey = None,
+    tls_client_ca: serve_options.TlsClientCa = None,
+    rate_limit: serve_options.RateLimitOption = None,
+    max_streams: serve_options.MaxStreams = None,
+    max_active_tasks: serve_options.MaxActiveTasks = None,
+    request_timeout: serve_options.RequestTimeoutOption = None,
     keys: KeysDirOption = DEFAULT_KEYS_DIR,
     push_allow: PushAllowOption = None,
 ) -> None:
@@ -136,6 +143,8 @@ def serve(
             graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
         ),
         grpc_port,
+        serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
+        serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
         TrustSettings(keys, tuple(push_allow or ())),
     )
 

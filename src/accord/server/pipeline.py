@@ -159,7 +159,7 @@ class RequestPipeline:
                 reply.records = result
             else:
                 reply.body = target.method.encode(result)
-                if self.card_signer is not None and isinstance(result, AgentCard):
+                if self.card_signer is not None and reply.body and isinstance(result, AgentCard):
                     reply.body = self.card_signer(reply.body, context.base_url)
         except A2AError as exc:
             reply.error = exc
