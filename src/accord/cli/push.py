@@ -13,8 +13,8 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from accord.cli.errors import reports_errors
+from accord.cli.options import AgentAddress, TaskIdArgument, talks_to_agent
 from accord.cli.output import print_json_line
-from accord.client import SyncClient
 from accord.keys import JwksClient
 from accord.keys.cards import JWKS_PATH
 from accord.push import NotificationRefused, SeenTokens, verify
@@ -26,8 +26,6 @@ push_app = typer.Typer(
     add_completion=False,
 )
 
-AgentUrl = Annotated[str, typer.Argument(metavar="URL", help="The agent's base URL.")]
-TaskId = Annotated[str, typer.Argument(metavar="TASK_ID", help="The task's id.")]
 ConfigId = Annotated[str, typer.Argument(metavar="CONFIG_ID", help="The webhook config's id.")]
 
 
@@ -103,40 +101,48 @@ def describe(body: Any) -> str:
 
 @push_app.command("set")
 @reports_errors
+@talks_to_agent
 def set_config(
-    url: AgentUrl,
-    task_id: TaskId,
+    agent: AgentAddress,
+    task_id: TaskIdArgument,
     webhook: Annotated[str, typer.Argument(metavar="WEBHOOK", help="Where to POST updates.")],
-    token: Annotated[str | None, typer.Option(help="Sent as X-A2A-Notification-Token.")] = None,
-    config_id: Annotated[str | None, typer.Option("--id", help="The config's id.")] = None,
+    token: Annotated[
+        str | None, typer.Option(metavar="TOKEN", help="Sent as X-A2A-Notification-Token.")
+    ] = None,
+    config_id: Annotated[
+        str | None, typer.Option("--id", metavar="ID", help="The config's id.")
+    ] = None,
 ) -> None:
     """Ask the agent to POST a task's updates to WEBHOOK."""
     config = PushNotificationConfig(url=webhook, token=token, id=config_id)
-    with SyncClient(url) as client:
+    with agent.connect() as client:
         print_json_line(client.set_push_config(task_id, config))
 
 
 @push_app.command("get")
 @reports_errors
-def get_config(url: AgentUrl, task_id: TaskId, config_id: ConfigId) -> None:
+@talks_to_agent
+def get_config(agent: AgentAddress, task_id: TaskIdArgument, config_id: ConfigId) -> None:
     """Show one of a task's webhook configs."""
-    with SyncClient(url) as client:
+    with agent.connect() as client:
         print_json_line(client.get_push_config(task_id, config_id))
 
 
 @push_app.command("list")
 @reports_errors
-def list_configs(url: AgentUrl, task_id: TaskId) -> None:
+@talks_to_agent
+def list_configs(agent: AgentAddress, task_id: TaskIdArgument) -> None:
     """Show every webhook config of a task, one per line."""
-    with SyncClient(url) as client:
+    with agent.connect() as client:
         for config in client.list_push_configs(task_id):
             print_json_line(config)
 
 
 @push_app.command("delete")
 @reports_errors
-def delete_config(url: AgentUrl, task_id: TaskId, config_id: ConfigId) -> None:
+@talks_to_agent
+def delete_config(agent: AgentAddress, task_id: TaskIdArgument, config_id: ConfigId) -> None:
     """Stop sending a task's updates to one webhook."""
-    with SyncClient(url) as client:
+    with agent.connect() as client:
         client.delete_push_config(task_id, config_id)
     typer.echo(f"deleted {config_id}")
