@@ -27,7 +27,8 @@ class ShowByDefault(TyperGroup):
 
 card_app = typer.Typer(
     cls=ShowByDefault,
-    help="Show an agent's card (accord card URL) or check its signature (accord card verify URL).",
+    help="Show an agent's card, or check its signature.\n\naccord card URL shows it (card"
+    " show), accord card verify URL checks it.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -39,7 +40,9 @@ def verify(
     url: Annotated[str, typer.Argument(metavar="URL", help="The agent's base URL or card URL.")],
     jwks: Annotated[
         str | None,
-        typer.Option(help="Trust the keys published at this URL (default: the agent's JWKS)."),
+        typer.Option(
+            metavar="URL", help="Trust the keys published at this URL (default: the agent's JWKS)."
+        ),
     ] = None,
 ) -> None:
     """Check that the agent's card carries a valid signature, and say by which key."""

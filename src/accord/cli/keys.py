@@ -23,7 +23,7 @@ from accord.keys.store import (
 T = TypeVar("T")
 
 keys_app = typer.Typer(
-    help="Manage the keys that sign this agent's cards and push notifications.",
+    help="Manage the agent's signing keys.\n\nThey sign its cards and push notifications.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -31,11 +31,15 @@ keys_app = typer.Typer(
 KeysDir = Annotated[
     Path,
     typer.Option(
-        "--dir", envvar="ACCORD_KEYS", help="The key store's directory (private keys, mode 0600)."
+        "--dir",
+        metavar="DIR",
+        envvar="ACCORD_KEYS",
+        help="The key store's directory (private keys, mode 0600).",
     ),
 ]
 AlgorithmOption = Annotated[
-    str | None, typer.Option("--alg", help=f"Signing algorithm: {' or '.join(ALGORITHMS)}.")
+    str | None,
+    typer.Option("--alg", metavar="ALG", help=f"Signing algorithm: {' or '.join(ALGORITHMS)}."),
 ]
 
 
@@ -72,7 +76,10 @@ def rotate(
     directory: KeysDir = DEFAULT_KEYS_DIR,
     alg: AlgorithmOption = None,
     grace: Annotated[
-        str, typer.Option(help="Keep the old keys published this long (30m, 12h, 7d).")
+        str,
+        typer.Option(
+            metavar="DURATION", help="Keep the old keys published this long (30m, 12h, 7d)."
+        ),
     ] = format_duration(DEFAULT_GRACE),
 ) -> None:
     """Sign with a new key from now on; the old ones stay published for --grace."""

@@ -21,7 +21,7 @@ from accord.push import NotificationRefused, SeenTokens, verify
 from accord.types import PushNotificationConfig
 
 push_app = typer.Typer(
-    help="Receive an agent's push notifications, and set a task's webhooks.",
+    help="Receive push notifications, or manage a task's webhooks.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -33,20 +33,26 @@ ConfigId = Annotated[str, typer.Argument(metavar="CONFIG_ID", help="The webhook 
 @reports_errors
 def listen(
     agent: Annotated[
-        str, typer.Option(help="The agent whose notifications to trust (its base URL).")
+        str,
+        typer.Option(metavar="URL", help="The agent whose notifications to trust (its base URL)."),
     ],
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 9000,
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    path: Annotated[str, typer.Option(help="The webhook's path.")] = "/",
+    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 9000,
+    host: Annotated[
+        str, typer.Option(metavar="HOST", help="Interface to listen on.")
+    ] = "127.0.0.1",
+    path: Annotated[str, typer.Option(metavar="PATH", help="The webhook's path.")] = "/",
     url: Annotated[
         str | None,
-        typer.Option(help="The webhook URL as registered (default: http://HOST:PORT/PATH)."),
+        typer.Option(
+            metavar="URL", help="The webhook URL as registered (default: http://HOST:PORT/PATH)."
+        ),
     ] = None,
     token: Annotated[
-        str | None, typer.Option(help="Require this X-A2A-Notification-Token.")
+        str | None, typer.Option(metavar="TOKEN", help="Require this X-A2A-Notification-Token.")
     ] = None,
     jwks: Annotated[
-        str | None, typer.Option(help="The agent's keys (default: URL/.well-known/jwks.json).")
+        str | None,
+        typer.Option(metavar="URL", help="The agent's keys (default: URL/.well-known/jwks.json)."),
     ] = None,
 ) -> None:
     """Run a webhook that verifies each notification and prints it as it arrives."""
