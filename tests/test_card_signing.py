@@ -255,3 +255,26 @@ async def test_the_official_sdk_verifies_the_1_0_card_accord_serves() -> None:
     verify(ParseDict(card, AgentCard()))  # raises unless a signature verifies
     with pytest.raises(Exception, match="No valid signature"):
         verify(ParseDict({**card, "name": "Impostor"}, AgentCard()))
+
+
+async def test_a_protected_agent_still_publishes_its_keys_and_signs_its_extended_card() -> None:
+    from accord.auth import ApiKey, Security
+    from accord.client import ApiKey as ApiKeyCredential
+
+    agent = Agent(
+        echo.agent.executor,
+        name="Guarded echo",
+        security=Security(ApiKey({"s3cret-key": "team-a"})),
+        extended_card=echo.agent.card("").model_copy(update={"name": "Guarded (members)"}),
+    )
+    with serve_app(create_app(agent)) as url:
+        async with httpx.AsyncClient(base_url=url) as http:
+            jwks = await http.get("/.well-known/jwks.json")  # no credentials needed
+            request = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t"}}
+            refused = await http.post("/", json=request)
+        trusted = StaticKeys(jwks.json())
+        credentials = [ApiKeyCredential("s3cret-key")]
+        async with Client(url, trusted_keys=trusted, credentials=credentials) as client:
+            extended = await client.get_extended_card()
+    assert jwks.status_code == 200 and refused.status_code == 401
+    assert extended.name == "Guarded (members)" and extended.signatures
