@@ -199,6 +199,7 @@ async def test_push_configs_of_a_version_1_database_get_the_task_payload_format(
         async with engine.begin() as connection:  # what accord made at schema version 1
             await connection.run_sync(metadata.create_all)
             await connection.execute(text(f"ALTER TABLE {push_configs} DROP COLUMN payload_format"))
+            await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
             baseline = {"version": BASELINE_VERSION, "description": "baseline", "applied_at": NOW}
             await connection.execute(insert(schema_version).values(baseline))
             await connection.execute(

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, delete, func, insert, select, update
 
 from accord.store.base import StaleTaskError
 from accord.store.sql.group_commit import Outcome
@@ -16,13 +16,19 @@ from accord.store.sql.schema import task_events, task_runners, tasks
 
 @dataclass(slots=True, frozen=True)
 class TaskSave:
-    """One save: the task row's new values (with the version it must move from)."""
+    """One save: the task row's new values (with the version it must move from).
+
+    An `appended` save moves the row to its new `seq` and leaves its JSON as it is: its event,
+    an artifact update, joins the log tail that reads fold in (`row` holds `task_id`,
+    `previous_seq` and `seq` only).
+    """
 
     task_id: str
     seq: int
     row: dict[str, Any]
     event: dict[str, Any] | None
     terminal: bool
+    appended: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -42,10 +48,18 @@ NEW_TASK_COLUMNS = (tasks.c.id.key, tasks.c.created_at.key, *TASK_CHANGES)
 UPDATE_TASK = update(tasks).where(
     tasks.c.id == bindparam("task_id"), tasks.c.seq == bindparam("previous_seq")
 )
+# The snapshot stays: if it was of `seq - 1`, the tail now starts after it.
+APPEND_TO_TASK = UPDATE_TASK.values(
+    {tasks.c.snapshot_seq: func.coalesce(tasks.c.snapshot_seq, bindparam("previous_seq"))}
+)
 STORED_SEQ = select(tasks.c.seq).where(tasks.c.id == bindparam("task_id"))
 LOG_EVENT = insert(task_events)
+_SNAPSHOT = select(tasks.c.snapshot_seq).where(tasks.c.id == bindparam("trimmed_task"))
+# Events a task's snapshot does not hold yet stay, whatever the bound.
 TRIM_LOG = delete(task_events).where(
-    task_events.c.task_id == bindparam("trimmed_task"), task_events.c.seq <= bindparam("up_to")
+    task_events.c.task_id == bindparam("trimmed_task"),
+    task_events.c.seq <= bindparam("up_to"),
+    task_events.c.seq <= func.coalesce(_SNAPSHOT.scalar_subquery(), bindparam("up_to")),
 )
 FORGET_RUNNER = delete(task_runners).where(task_runners.c.task_id == bindparam("finished"))
 
@@ -71,6 +85,9 @@ class BatchTarget(Protocol):
     def update_task(self, row: dict[str, Any]) -> bool:
         """Move a task's row from `previous_seq`; False when it is not there."""
 
+    def append_to_task(self, row: dict[str, Any]) -> bool:
+        """Move a task's row from `previous_seq` to `seq`, keeping its JSON; False as above."""
+
     def stored_seq(self, task_id: str) -> int | None:
         """The version of a task's row, None when there is none."""
 
@@ -93,7 +110,13 @@ def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) 
         if isinstance(write, RunnerClaim):
             outcomes.append(None)
             continue
-        if target.create_task(write.row) if write.seq == 1 else target.update_task(write.row):
+        if write.seq == 1:
+            written = target.create_task(write.row)
+        elif write.appended:
+            written = target.append_to_task(write.row)
+        else:
+            written = target.update_task(write.row)
+        if written:
             outcomes.append(None)
         else:
             outcomes.append(stale(write, target.stored_seq(write.task_id)))
@@ -172,6 +195,9 @@ class ConnectionTarget:
 
     def update_task(self, row: dict[str, Any]) -> bool:
         return self._connection.execute(UPDATE_TASK, row).rowcount == 1
+
+    def append_to_task(self, row: dict[str, Any]) -> bool:
+        return self._connection.execute(APPEND_TO_TASK, row).rowcount == 1
 
     def stored_seq(self, task_id: str) -> int | None:
         return self._connection.scalar(STORED_SEQ, {"task_id": task_id})

@@ -44,8 +44,14 @@ def _push_payload_formats(connection: Connection) -> None:
     )
 
 
+def _task_snapshots(connection: Connection) -> None:
+    # NULL: the task's JSON is as of its `seq`, which every row written before this step is.
+    connection.execute(text("ALTER TABLE accord_tasks ADD COLUMN snapshot_seq BIGINT"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
+    Migration(3, "artifact chunks fold into a task's snapshot on read", _task_snapshots),
 )
 """The steps after the baseline, oldest first."""
 

@@ -53,16 +53,17 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     """The statement that writes a batch with rows for `parts`, and the names of its array
     parameters in order (a part without rows is left out: less to plan and to run).
 
-    A save moves its task's row from seq - 1 to seq, or creates it at seq 1; the rows it
-    brings along (its event, a log trim, the end of its runner) are given for every save and
-    kept only for the tasks written. All of it runs on one snapshot in one implicit
-    transaction, so a task may appear in a batch once at most. The result names the tasks
-    written.
+    A save moves its task's row from seq - 1 to seq (with its JSON, or appended: the JSON
+    stays), or creates it at seq 1; the rows it brings along (its event, a log trim, the end
+    of its runner) are given for every save and kept only for the tasks written. All of it
+    runs on one snapshot in one implicit transaction, so a task may appear in a batch once at
+    most (a trim sees the task's snapshot before the save: at worst it keeps more). The
+    result names the tasks written.
     """
     arrays = _Arrays()
     changed = [tasks.c[key] for key in TASK_CHANGES]
     new_task = [tasks.c[key] for key in NEW_TASK_COLUMNS]
-    task_id, seq = tasks.c.id.name, tasks.c.seq.name
+    task_id, seq, snapshot = tasks.c.id.name, tasks.c.seq.name, tasks.c.snapshot_seq.name
     event_task, event_seq = task_events.c.task_id.name, task_events.c.seq.name
     runner_task, runner = task_runners.c.task_id.name, task_runners.c.replica_id.name
     steps: dict[str, str] = {}
@@ -70,6 +71,13 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
         steps["updated"] = f"""
     UPDATE {tasks.name} AS t SET {", ".join(f"{c.name} = v.{c.name}" for c in changed)}
     FROM {arrays.unnest("moved", [tasks.c.id, *changed])}
+    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{seq} - 1
+    RETURNING t.{task_id}"""
+    if "appended" in parts:
+        steps["advanced"] = f"""
+    UPDATE {tasks.name} AS t SET {seq} = v.{seq},
+        {snapshot} = COALESCE(t.{snapshot}, v.{seq} - 1)
+    FROM {arrays.unnest("appended", [tasks.c.id, tasks.c.seq])}
     WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{seq} - 1
     RETURNING t.{task_id}"""
     if "created" in parts:
@@ -89,8 +97,9 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     if "trims" in parts:
         steps["trimmed"] = f"""
     DELETE FROM {task_events.name} AS e
-    USING {arrays.unnest("trims", [task_events.c.task_id, task_events.c.seq])}
+    USING {arrays.unnest("trims", [task_events.c.task_id, task_events.c.seq])}, {tasks.name} AS t
     WHERE e.{event_task} = v.{event_task} AND e.{event_seq} <= v.{event_seq}
+        AND t.{task_id} = v.{event_task} AND e.{event_seq} <= COALESCE(t.{snapshot}, v.{event_seq})
         AND v.{event_task} IN (SELECT {task_id} FROM written)"""
     if "claims" in parts:
         steps["claimed"] = f"""
@@ -128,12 +137,15 @@ async def write_postgres_batch(
     not among them was stale. `bound`: the retention's `max_events_per_task`.
     """
     saves = [write for write in batch if isinstance(write, TaskSave)]
-    moved = [save.row for save in saves if save.seq > 1]
+    moved = [save.row for save in saves if save.seq > 1 and not save.appended]
+    appended = [save.row for save in saves if save.appended]
     created = [save.row for save in saves if save.seq == 1]
     rows = follow_up(batch, [None] * len(batch), bound)  # as if every save went through
     columns = {
         "moved.id": [row["task_id"] for row in moved],
         **{f"moved.{key}": [row[key] for row in moved] for key in TASK_CHANGES},
+        "appended.id": [row["task_id"] for row in appended],
+        "appended.seq": [row["seq"] for row in appended],
         **{f"created.{key}": [row[key] for row in created] for key in NEW_TASK_COLUMNS},
         **{f"events.{c.key}": [event[c.key] for event in rows.events] for c in task_events.c},
         "trims.task_id": [trim["trimmed_task"] for trim in rows.trims],

@@ -67,8 +67,12 @@ tasks = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     # When the task was saved in a terminal state; what finished-task retention counts from.
     Column("finished_at", UtcDateTime(), nullable=True),
-    # The task's wire JSON, as Task.to_json() writes it.
+    # The task's wire JSON, as Task.to_json() writes it, as of event `snapshot_seq`, or of
+    # `seq` when that is NULL. Between them the log holds artifact updates only: a read folds
+    # them in, so a chunk appended to a long task writes its event and the new `seq`, not the
+    # whole task again (see accord.store.sql.snapshots).
     Column("task", Text, nullable=False),
+    Column("snapshot_seq", BigInteger, nullable=True),
 )
 Index("ix_accord_tasks_listing", tasks.c.updated_at.desc(), tasks.c.id.desc())
 Index(

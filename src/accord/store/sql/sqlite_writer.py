@@ -12,6 +12,7 @@ from sqlalchemy import URL, Table
 from sqlalchemy.dialects import sqlite
 
 from accord.store.sql.batches import (
+    APPEND_TO_TASK,
     FORGET_RUNNER,
     LOG_EVENT,
     NEW_TASK_COLUMNS,
@@ -41,6 +42,7 @@ def _sql(statement: Any, *column_keys: str) -> str:
 
 _CREATE_TASK = _sql(_STATEMENTS.create_task, *NEW_TASK_COLUMNS)
 _UPDATE_TASK = _sql(UPDATE_TASK, *TASK_CHANGES)
+_APPEND_TO_TASK = _sql(APPEND_TO_TASK, tasks.c.seq.key)
 _STORED_SEQ = _sql(STORED_SEQ)
 _LOG_EVENT = _sql(LOG_EVENT)
 _TRIM_LOG = _sql(TRIM_LOG)
@@ -84,6 +86,9 @@ class _SqliteTarget:
 
     def update_task(self, row: dict[str, Any]) -> bool:
         return self._connection.execute(_UPDATE_TASK, _TASK_ROW(row)).rowcount == 1
+
+    def append_to_task(self, row: dict[str, Any]) -> bool:
+        return self._connection.execute(_APPEND_TO_TASK, row).rowcount == 1
 
     def stored_seq(self, task_id: str) -> int | None:
         row = self._connection.execute(_STORED_SEQ, {"task_id": task_id}).fetchone()

@@ -49,10 +49,15 @@ from accord.store.sql.schema import (
     task_runners,
     tasks,
 )
+from accord.store.sql.snapshots import SnapshotPolicy
 from accord.store.sql.sqlite_writer import SqliteBatchWriter
 from accord.types import Task
 
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+_TASK_READ = (tasks.c.id, tasks.c.task, tasks.c.seq, tasks.c.snapshot_seq)
+"""The columns a task is read from: its snapshot, and which events to fold into it."""
+_FOLD_ATTEMPTS = 3
 
 DEAD_REPLICA_TTL = timedelta(days=1)
 """How long cleanup remembers a replica after its heartbeat expired (it is dead either way)."""
@@ -63,7 +68,10 @@ class SqlTaskStore(TaskStore):
 
     Each save is atomic: the task row moves from version `seq - 1` to `seq` (a
     conditional UPDATE, or an INSERT for `seq` 1) and the event joins the log; a row that
-    moved on meanwhile makes the save fail with StaleTaskError and change nothing. Saves and
+    moved on meanwhile makes the save fail with StaleTaskError and change nothing. A save
+    of an artifact chunk writes its event and the row's new `seq` only, leaving the task's
+    JSON a snapshot that reads complete with the log after it (`SnapshotPolicy` decides when
+    the JSON is written again), so an event costs what the event weighs. Saves and
     runner claims are group-committed: one writer commits what was queued while its previous
     transaction ran in one transaction, each save with its own outcome. SQLite writes a batch
     on a connection and thread of its own (`SqliteBatchWriter`), PostgreSQL in one statement
@@ -89,6 +97,7 @@ class SqlTaskStore(TaskStore):
         # SQLite's batches skip SQLAlchemy and aiosqlite (a thread hop per statement).
         self._sqlite_batches = SqliteBatchWriter(engine.url) if self._one_writer else None
         self._batch = GroupCommit(self._commit_batch)
+        self._snapshots = SnapshotPolicy(self.retention.max_events_per_task)
 
     def __repr__(self) -> str:
         return f"SqlTaskStore({self.engine.url.render_as_string()!r})"
@@ -134,25 +143,64 @@ class SqlTaskStore(TaskStore):
 
     async def get(self, task_id: str) -> StoredTask | None:
         async with self._reading() as connection:
+            return await self._read(connection, task_id)
+
+    async def _read(self, connection: AsyncConnection, task_id: str) -> StoredTask | None:
+        result = await connection.execute(select(*_TASK_READ).where(tasks.c.id == task_id))
+        row = result.first()
+        return await self._folded(connection, row) if row is not None else None
+
+    async def _folded(self, connection: AsyncConnection, row: Any) -> StoredTask | None:
+        """The task of a row read with `_TASK_READ`, its log tail folded into its snapshot.
+
+        The row and its tail are two statements: when the tail is not all there, a save wrote
+        a newer snapshot and trimmed the log in between, and the row is read again.
+        """
+        for _ in range(_FOLD_ATTEMPTS):
+            if row.snapshot_seq is None:
+                return stored_task(row)
             result = await connection.execute(
-                select(tasks.c.task, tasks.c.seq).where(tasks.c.id == task_id)
+                select(task_events.c.payload)
+                .where(
+                    task_events.c.task_id == row.id,
+                    task_events.c.seq > row.snapshot_seq,
+                    task_events.c.seq <= row.seq,
+                )
+                .order_by(task_events.c.seq)
             )
+            tail = [bytes(payload) for payload in result.scalars()]
+            if len(tail) == row.seq - row.snapshot_seq:
+                return stored_task(row, tail)
+            result = await connection.execute(select(*_TASK_READ).where(tasks.c.id == row.id))
             row = result.first()
-        return stored_task(row) if row is not None else None
+            if row is None:
+                return None
+        raise RuntimeError(f"the event log of task {row.id} lacks events its row needs")
 
     async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
         await self.open()
         now = datetime.now(UTC)
-        # A record of the task itself (a new task's first) carries the row's JSON already.
-        known = record.payload if record is not None and record.event is task else None
-        values = task_values(task, seq, now, known)
-        if seq == 1:
-            values.update(id=task.id, created_at=now)
-        else:
-            values.update(task_id=task.id, previous_seq=seq - 1)
         event = event_values(record, now) if record is not None else None
-        terminal = task.status.state.is_terminal
-        await self._batch.submit(TaskSave(task.id, seq, values, event, terminal))
+        if self._snapshots.appends(task.id, seq, record):
+            values: dict[str, Any] = {"task_id": task.id, "previous_seq": seq - 1, "seq": seq}
+            save = TaskSave(task.id, seq, values, event, terminal=False, appended=True)
+        else:
+            # A record of the task itself (a new task's first) carries the row's JSON already.
+            known = record.payload if record is not None and record.event is task else None
+            values = task_values(task, seq, now, known)
+            if seq == 1:
+                values.update(id=task.id, created_at=now)
+            else:
+                values.update(task_id=task.id, previous_seq=seq - 1)
+            terminal = task.status.state.is_terminal
+            open_ended = not terminal and not (record is not None and record.final)
+            self._snapshots.snapshotted(task.id, len(values["task"]), open_ended=open_ended)
+            save = TaskSave(task.id, seq, values, event, terminal)
+        try:
+            await self._batch.submit(save)
+        except BaseException:
+            self._snapshots.forget(task.id)
+            raise
 
     async def _commit_batch(self, batch: Sequence[Write]) -> list[Outcome]:
         bound = self.retention.max_events_per_task
@@ -181,7 +229,7 @@ class SqlTaskStore(TaskStore):
         after = Cursor.decode(query.page_token) if query.page_token else None
         filters = _filters(query)
         page = (
-            select(tasks.c.task, tasks.c.seq, tasks.c.updated_at, tasks.c.id)
+            select(*_TASK_READ, tasks.c.updated_at)
             .where(*filters)
             .order_by(tasks.c.updated_at.desc(), tasks.c.id.desc())
             .limit(query.page_size + 1)
@@ -191,10 +239,11 @@ class SqlTaskStore(TaskStore):
         async with self._reading() as connection:
             total = await connection.scalar(select(func.count()).select_from(tasks).where(*filters))
             rows = (await connection.execute(page)).all()
-        more = len(rows) > query.page_size
-        rows = rows[: query.page_size]
+            more = len(rows) > query.page_size
+            rows = rows[: query.page_size]
+            found = [await self._folded(connection, row) for row in rows]
         return TaskPage(
-            tasks=[stored_task(row).task for row in rows],
+            tasks=[stored.task for stored in found if stored is not None],
             next_page_token=Cursor(rows[-1].updated_at, rows[-1].id).encode() if more else "",
             page_size=query.page_size,
             total_size=total or 0,
@@ -266,7 +315,7 @@ class SqlTaskStore(TaskStore):
     async def orphans(self, now: datetime) -> list[Orphan]:
         alive = replicas.c.alive_until > now
         query = (
-            select(tasks.c.task, tasks.c.seq, task_runners.c.replica_id)
+            select(*_TASK_READ, task_runners.c.replica_id)
             .select_from(
                 tasks.outerjoin(task_runners, task_runners.c.task_id == tasks.c.id).outerjoin(
                     replicas, and_(replicas.c.replica_id == task_runners.c.replica_id, alive)
@@ -278,8 +327,9 @@ class SqlTaskStore(TaskStore):
             )
         )
         async with self._reading() as connection:
-            result = await connection.execute(query)
-            return [Orphan(stored_task(row), row.replica_id) for row in result]
+            rows = (await connection.execute(query)).all()
+            found = [(await self._folded(connection, row), row.replica_id) for row in rows]
+        return [Orphan(stored, runner) for stored, runner in found if stored is not None]
 
     async def take_over(self, task_id: str, dead_runner: str | None, replica_id: str) -> bool:
         if dead_runner is None:
@@ -316,9 +366,18 @@ class SqlTaskStore(TaskStore):
                 )
                 removed_tasks = (await connection.execute(delete(tasks).where(finished))).rowcount
             if self.retention.event_ttl is not None:
+                # Events a task's snapshot does not hold yet stay, however old.
+                unfolded = (
+                    select(tasks.c.id)
+                    .where(
+                        tasks.c.id == task_events.c.task_id,
+                        tasks.c.snapshot_seq < task_events.c.seq,
+                    )
+                    .exists()
+                )
                 result = await connection.execute(
                     delete(task_events).where(
-                        task_events.c.created_at < now - self.retention.event_ttl
+                        task_events.c.created_at < now - self.retention.event_ttl, ~unfolded
                     )
                 )
                 removed_events += result.rowcount
