@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from asyncio import Future
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
+import accord
 from accord import AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import EventSink
 from accord.errors import (
@@ -187,9 +189,11 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
     log: list[tuple[str, int]] = []
 
     class LoggingStore(InMemoryTaskStore):
-        async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+        def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+            saved = super().stage(task, seq, record)
+            assert saved.done()  # the memory store saves at once
             log.append(("save", seq))
-            await super().save(task, seq, record)
+            return saved
 
     class LoggingBus(InProcessEventBus):
         async def publish(self, record: EventRecord) -> None:
@@ -200,6 +204,62 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
     records = await run_to_end(runtime)
     expected = [(step, r.seq) for r in records for step in ("save", "publish")]
     assert log == expected
+
+
+async def turns_until(condition: Callable[[], bool], turns: int = 1000) -> None:
+    """Let the event loop run until `condition` holds."""
+    for _ in range(turns):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"still not so after {turns} turns of the event loop")
+
+
+class HeldStore(InMemoryTaskStore):
+    """Keeps each save at once but reports it committed only when the test says so."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[asyncio.Future[None]] = []
+
+    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+        super().stage(task, seq, record)
+        self.held.append(asyncio.get_running_loop().create_future())
+        return self.held[-1]
+
+    def commit(self, count: int) -> None:
+        for saved in self.held[:count]:
+            if not saved.done():
+                saved.set_result(None)
+
+
+@accord.agent(name="Ten chunks", description="Streams ten chunks.")
+async def ten_chunks(context: RequestContext) -> AsyncIterator[str]:
+    for n in range(10):
+        yield f"chunk {n}"
+
+
+async def test_the_agent_goes_on_while_its_records_publish_once_committed_in_order() -> None:
+    published: list[int] = []
+
+    class LoggingBus(InProcessEventBus):
+        async def publish(self, record: EventRecord) -> None:
+            published.append(record.seq)
+            await super().publish(record)
+
+    store = HeldStore()
+    runtime = TaskRuntime(ten_chunks.executor, store, LoggingBus())
+    execution = await runtime.start(params("go"))
+    await turns_until(lambda: len(store.held) == 13)  # the task, working, ten chunks, completed
+    assert published == []
+    store.commit(5)
+    await turns_until(lambda: len(published) == 5)
+    store.commit(13)
+    records = await collect(execution)
+
+    assert published == list(range(1, 14))
+    assert [record.seq for record in records] == published
+    assert records[-1].final
 
 
 async def test_store_keeps_the_task_and_its_event_log(make_runtime: RuntimeFactory) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
+from asyncio import Future
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
@@ -54,6 +56,16 @@ class TaskStore(ABC):
 
         Raises StaleTaskError when the stored task is not at `seq - 1`.
         """
+
+    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+        """Start saving `task` as of event `seq` (as `save` does); the future completes once
+        it is saved, or fails with what `save` would raise.
+
+        What is saved is taken from `task` before this returns, so the caller may go on
+        changing it; the saves a caller stages are committed in the order it staged them (one
+        after a save that failed fails as stale). The default saves a deep copy.
+        """
+        return asyncio.ensure_future(self.save(task.model_copy(deep=True), seq, record))
 
     @abstractmethod
     async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:

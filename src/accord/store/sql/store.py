@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from asyncio import Future
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
@@ -98,6 +99,7 @@ class SqlTaskStore(TaskStore):
         self._sqlite_batches = SqliteBatchWriter(engine.url) if self._one_writer else None
         self._batch = GroupCommit(self._commit_batch)
         self._snapshots = SnapshotPolicy(self.retention.max_events_per_task)
+        self._saves_before_open: Future[None] | None = None
 
     def __repr__(self) -> str:
         return f"SqlTaskStore({self.engine.url.render_as_string()!r})"
@@ -178,29 +180,47 @@ class SqlTaskStore(TaskStore):
         raise RuntimeError(f"the event log of task {row.id} lacks events its row needs")
 
     async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
-        await self.open()
+        await self.stage(task, seq, record)
+
+    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+        save = self._task_save(task, seq, record)
+        opening = self._saves_before_open
+        if self._opened and (opening is None or opening.done()):
+            committed = self._batch.enqueue(save)
+        else:  # in line behind the saves staged before the store was open
+            committed = asyncio.ensure_future(self._submit_after(save, opening))
+            self._saves_before_open = committed
+        committed.add_done_callback(lambda done: self._check_saved(task.id, done))
+        return committed
+
+    def _task_save(self, task: Task, seq: int, record: EventRecord | None) -> TaskSave:
+        """The rows a save writes, made now (the caller may change `task` next)."""
         now = datetime.now(UTC)
         event = event_values(record, now) if record is not None else None
         if self._snapshots.appends(task.id, seq, record):
             values: dict[str, Any] = {"task_id": task.id, "previous_seq": seq - 1, "seq": seq}
-            save = TaskSave(task.id, seq, values, event, terminal=False, appended=True)
+            return TaskSave(task.id, seq, values, event, terminal=False, appended=True)
+        # A record of the task itself (a new task's first) carries the row's JSON already.
+        known = record.payload if record is not None and record.event is task else None
+        values = task_values(task, seq, now, known)
+        if seq == 1:
+            values.update(id=task.id, created_at=now)
         else:
-            # A record of the task itself (a new task's first) carries the row's JSON already.
-            known = record.payload if record is not None and record.event is task else None
-            values = task_values(task, seq, now, known)
-            if seq == 1:
-                values.update(id=task.id, created_at=now)
-            else:
-                values.update(task_id=task.id, previous_seq=seq - 1)
-            terminal = task.status.state.is_terminal
-            open_ended = not terminal and not (record is not None and record.final)
-            self._snapshots.snapshotted(task.id, len(values["task"]), open_ended=open_ended)
-            save = TaskSave(task.id, seq, values, event, terminal)
-        try:
-            await self._batch.submit(save)
-        except BaseException:
-            self._snapshots.forget(task.id)
-            raise
+            values.update(task_id=task.id, previous_seq=seq - 1)
+        terminal = task.status.state.is_terminal
+        open_ended = not terminal and not (record is not None and record.final)
+        self._snapshots.snapshotted(task.id, len(values["task"]), open_ended=open_ended)
+        return TaskSave(task.id, seq, values, event, terminal)
+
+    async def _submit_after(self, save: TaskSave, previous: Future[None] | None) -> None:
+        if previous is not None:
+            await asyncio.wait([previous])
+        await self.open()
+        await self._batch.submit(save)
+
+    def _check_saved(self, task_id: str, saved: Future[None]) -> None:
+        if saved.cancelled() or saved.exception() is not None:
+            self._snapshots.forget(task_id)  # the row is not what the policy thinks
 
     async def _commit_batch(self, batch: Sequence[Write]) -> list[Outcome]:
         bound = self.retention.max_events_per_task

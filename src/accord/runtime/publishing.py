@@ -1,0 +1,62 @@
+"""A run's records between saving and publishing: published in order once their saves commit."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+from accord.core.records import EventRecord
+
+AHEAD = 256
+"""Records a run may have staged, saved or not, before it waits for them to be published."""
+
+
+class PublishQueue:
+    """Publishes the records of one run in order, each once the store has committed it.
+
+    The run stages each record's save with the store (which commits one task's saves in the
+    order staged) and goes on while the save is in flight, up to AHEAD records: a long
+    stream then commits many chunks per transaction instead of waiting for one commit per
+    chunk, and still nothing is published that the store could lose. A save that fails ends
+    the queue: what was staged after it is never published (those saves fail as well), and
+    the run's next `put` raises the error.
+    """
+
+    def __init__(self, publish: Callable[[EventRecord], Awaitable[None]]) -> None:
+        self._publish = publish
+        self._staged: deque[tuple[EventRecord, asyncio.Future[None]]] = deque()
+        self._worker: asyncio.Task[None] | None = None
+        self._error: Exception | None = None
+
+    async def put(self, record: EventRecord, saved: asyncio.Future[None], *, wait: bool) -> None:
+        """Publish `record` once `saved` completes; with `wait` (or when AHEAD are staged),
+        return only once it and everything before it is published."""
+        if self._error is not None:
+            raise self._error
+        if not self._staged and saved.done():  # saved already (memory): no need to queue
+            saved.result()
+            await self._publish(record)
+            return
+        self._staged.append((record, saved))
+        if self._worker is None:
+            self._worker = asyncio.create_task(self._drain())
+        if wait or len(self._staged) >= AHEAD:
+            await asyncio.shield(self._worker)
+            if self._error is not None:
+                raise self._error
+
+    async def _drain(self) -> None:
+        try:
+            while self._staged:
+                record, saved = self._staged[0]
+                try:
+                    await saved
+                    await self._publish(record)
+                except Exception as error:
+                    self._error = error
+                    self._staged.clear()
+                    return
+                self._staged.popleft()
+        finally:
+            self._worker = None
