@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Connection, event, func, insert, inspect, select, text
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 import accord
 from accord.core.call_context import CallContext
@@ -33,6 +34,7 @@ from accord.store.sql.schema import (
     schema_version,
     task_events,
     task_runners,
+    task_snapshots,
     tasks,
 )
 from accord.store.sql.sqlite_writer import THREAD_NAME, SqliteBatchWriter
@@ -210,6 +212,16 @@ async def test_stores_starting_together_create_the_schema_once(sql_backend: Back
 
 
 NOW = datetime.now(UTC)
+
+
+async def create_version_2(connection: AsyncConnection) -> None:
+    """The tables as accord made them at schema version 2: a task's JSON in its row."""
+    await connection.run_sync(metadata.create_all)
+    await connection.execute(text(f"DROP TABLE {task_snapshots}"))
+    await connection.execute(text(f"ALTER TABLE {tasks} ADD COLUMN task TEXT"))
+    await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
+
+
 OLD_CONFIG = '{"url": "https://old/hook", "id": "c"}'
 
 
@@ -219,9 +231,8 @@ async def test_push_configs_of_a_version_1_database_get_the_task_payload_format(
     engine = sql_backend.engine()
     try:
         async with engine.begin() as connection:  # what accord made at schema version 1
-            await connection.run_sync(metadata.create_all)
+            await create_version_2(connection)
             await connection.execute(text(f"ALTER TABLE {push_configs} DROP COLUMN payload_format"))
-            await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
             baseline = {"version": BASELINE_VERSION, "description": "baseline", "applied_at": NOW}
             await connection.execute(insert(schema_version).values(baseline))
             await connection.execute(
@@ -247,16 +258,17 @@ async def test_tasks_of_a_version_2_database_read_back_and_stream_on(
         status=TaskStatus(state=TaskState.WORKING, timestamp="2024-05-01T12:00:00.000Z"),
     )
     row = {"id": task.id, "context_id": "ctx", "state": "working", "updated_at": NOW, "seq": 2}
-    row |= {"created_at": NOW, "finished_at": None, "task": task.to_json().decode()}
+    row |= {"created_at": NOW, "finished_at": None}
     engine = sql_backend.engine()
     try:
         async with engine.begin() as connection:  # what accord made at schema version 2
-            await connection.run_sync(metadata.create_all)
-            await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
+            await create_version_2(connection)
             for version in (1, 2):
                 step = {"version": version, "description": "old", "applied_at": NOW}
                 await connection.execute(insert(schema_version).values(step))
             await connection.execute(insert(tasks).values(row))
+            json = {"id": task.id, "task": task.to_json().decode()}
+            await connection.execute(text(f"UPDATE {tasks} SET task = :task WHERE id = :id"), json)
         upgraded = await upgrade(engine)
     finally:
         await engine.dispose()
@@ -280,16 +292,16 @@ class TaskJsonWrites:
 
     SQLITE = (
         "CREATE TABLE json_writes (bytes BIGINT NOT NULL)",
-        f"""CREATE TRIGGER count_inserted AFTER INSERT ON {tasks}
+        f"""CREATE TRIGGER count_inserted AFTER INSERT ON {task_snapshots}
             BEGIN INSERT INTO json_writes VALUES (length(NEW.task)); END""",
-        f"""CREATE TRIGGER count_updated AFTER UPDATE OF task ON {tasks}
+        f"""CREATE TRIGGER count_updated AFTER UPDATE OF task ON {task_snapshots}
             BEGIN INSERT INTO json_writes VALUES (length(NEW.task)); END""",
     )
     POSTGRESQL = (
         "CREATE TABLE json_writes (bytes BIGINT NOT NULL)",
         """CREATE FUNCTION count_json() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN INSERT INTO json_writes VALUES (octet_length(NEW.task)); RETURN NULL; END $$""",
-        f"""CREATE TRIGGER count_written AFTER INSERT OR UPDATE OF task ON {tasks}
+        f"""CREATE TRIGGER count_written AFTER INSERT OR UPDATE OF task ON {task_snapshots}
             FOR EACH ROW EXECUTE FUNCTION count_json()""",
     )
 

@@ -11,16 +11,16 @@ from sqlalchemy import Connection, Table, bindparam, delete, func, insert, selec
 from accord.store.base import StaleTaskError
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
-from accord.store.sql.schema import task_events, task_runners, tasks
+from accord.store.sql.schema import task_events, task_runners, task_snapshots, tasks
 
 
 @dataclass(slots=True, frozen=True)
 class TaskSave:
     """One save: the task row's new values (with the version it must move from).
 
-    An `appended` save moves the row to its new `seq` and leaves its JSON as it is: its event,
-    an artifact update, joins the log tail that reads fold in (`row` holds `task_id`,
-    `previous_seq` and `seq` only).
+    A save writes the task's JSON (`snapshot`) with its row, unless it is `appended`: then
+    the row only moves to its new `seq`, and the event, an artifact update, joins the log
+    tail that reads fold into the JSON (`row` holds `task_id`, `previous_seq` and `seq`).
     """
 
     task_id: str
@@ -28,6 +28,7 @@ class TaskSave:
     row: dict[str, Any]
     event: dict[str, Any] | None
     terminal: bool
+    snapshot: str | None = None
     appended: bool = False
 
 
@@ -69,6 +70,11 @@ class DialectStatements:
 
     def __init__(self, dialect_insert: Callable[[Table], Any]) -> None:
         self.create_task = dialect_insert(tasks).on_conflict_do_nothing(index_elements=[tasks.c.id])
+        snapshot = dialect_insert(task_snapshots)
+        self.write_snapshot = snapshot.on_conflict_do_update(
+            index_elements=[task_snapshots.c.task_id],
+            set_={task_snapshots.c.task.key: snapshot.excluded.task},
+        )
         claim = dialect_insert(task_runners)
         self.claim_runner = claim.on_conflict_do_update(
             index_elements=[task_runners.c.task_id],
@@ -90,6 +96,8 @@ class BatchTarget(Protocol):
 
     def stored_seq(self, task_id: str) -> int | None:
         """The version of a task's row, None when there is none."""
+
+    def write_snapshots(self, rows: list[dict[str, Any]]) -> None: ...
 
     def log_events(self, rows: list[dict[str, Any]]) -> None: ...
 
@@ -122,6 +130,7 @@ def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) 
             outcomes.append(stale(write, target.stored_seq(write.task_id)))
     rows = follow_up(batch, outcomes, bound)
     for statement, statement_rows in (
+        (target.write_snapshots, rows.snapshots),
         (target.log_events, rows.events),
         (target.trim_logs, rows.trims),
         (target.claim_runners, rows.claims),
@@ -140,6 +149,8 @@ def stale(save: TaskSave, stored: int | None) -> StaleTaskError:
 class FollowUp:
     """What the saves of a batch that went through bring along, as rows for its statements."""
 
+    snapshots: list[dict[str, Any]]
+    """The JSON of their tasks (`task_id`, `task`), the last one of each task."""
     events: list[dict[str, Any]]
     """Their events, for the log."""
     trims: list[dict[str, Any]]
@@ -157,11 +168,14 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
     applying only that one leaves the row as applying all of them in order would.
     """
     events: list[dict[str, Any]] = []
+    snapshots: dict[str, str] = {}
     runners: dict[str, str | None] = {}
     for write, outcome in zip(batch, outcomes, strict=True):
         if isinstance(write, RunnerClaim):
             runners[write.task_id] = write.replica_id
         elif outcome is None:
+            if write.snapshot is not None:
+                snapshots[write.task_id] = write.snapshot
             if write.event is not None:
                 events.append(write.event)
             if write.terminal:
@@ -172,6 +186,7 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
         if bound is not None and event["seq"] > bound
     ]
     return FollowUp(
+        snapshots=[{"task_id": task_id, "task": task} for task_id, task in snapshots.items()],
         events=events,
         trims=trims,
         claims=[
@@ -201,6 +216,9 @@ class ConnectionTarget:
 
     def stored_seq(self, task_id: str) -> int | None:
         return self._connection.scalar(STORED_SEQ, {"task_id": task_id})
+
+    def write_snapshots(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.execute(self._statements.write_snapshot, rows)
 
     def log_events(self, rows: list[dict[str, Any]]) -> None:
         self._connection.execute(LOG_EVENT, rows)

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from accord.store.sql.batches import NEW_TASK_COLUMNS, TaskSave, Write, follow_up, stale
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
-from accord.store.sql.schema import task_events, task_runners, tasks
+from accord.store.sql.schema import task_events, task_runners, task_snapshots, tasks
 
 _ARRAY_TYPES = {
     str: "text[]",
@@ -53,11 +53,11 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     """The statement that writes a batch with rows for `parts`, and the names of its array
     parameters in order (a part without rows is left out: less to plan and to run).
 
-    A save moves its task's row from seq - 1 to seq (with its JSON, or appended: the JSON
-    stays), or creates it at seq 1; the rows it brings along (its event, a log trim, the end
-    of its runner) are given for every save and kept only for the tasks written. All of it
-    runs on one snapshot in one implicit transaction, so a task may appear in a batch once at
-    most (a trim sees the task's snapshot before the save: at worst it keeps more). The
+    A save moves its task's row from seq - 1 to seq, or creates it at seq 1; the rows it
+    brings along (its JSON unless it is appended, its event, a log trim, the end of its
+    runner) are given for every save and kept only for the tasks written. All of it runs on
+    one snapshot in one implicit transaction, so a task may appear in a batch once at most (a
+    trim sees the task's `snapshot_seq` from before the save: at worst it keeps more). The
     result names the tasks written.
     """
     arrays = _Arrays()
@@ -65,6 +65,7 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     new_task = [tasks.c[key] for key in NEW_TASK_COLUMNS]
     task_id, seq, snapshot = tasks.c.id.name, tasks.c.seq.name, tasks.c.snapshot_seq.name
     event_task, event_seq = task_events.c.task_id.name, task_events.c.seq.name
+    snapshot_task, json = task_snapshots.c.task_id.name, task_snapshots.c.task.name
     runner_task, runner = task_runners.c.task_id.name, task_runners.c.replica_id.name
     steps: dict[str, str] = {}
     if "moved" in parts:
@@ -89,6 +90,12 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     steps["written"] = " UNION ALL ".join(f"SELECT {task_id} FROM {step}" for step in steps) or (
         f"SELECT NULL::text AS {task_id} WHERE false"
     )
+    if "snapshots" in parts:
+        steps["snapshotted"] = f"""
+    INSERT INTO {task_snapshots.name} ({_names(list(task_snapshots.c))})
+    SELECT * FROM {arrays.unnest("snapshots", list(task_snapshots.c))}
+    WHERE v.{snapshot_task} IN (SELECT {task_id} FROM written)
+    ON CONFLICT ({snapshot_task}) DO UPDATE SET {json} = excluded.{json}"""
     if "events" in parts:
         steps["logged"] = f"""
     INSERT INTO {task_events.name} ({_names(list(task_events.c))})
@@ -147,6 +154,7 @@ async def write_postgres_batch(
         "appended.id": [row["task_id"] for row in appended],
         "appended.seq": [row["seq"] for row in appended],
         **{f"created.{key}": [row[key] for row in created] for key in NEW_TASK_COLUMNS},
+        **{f"snapshots.{c.key}": [row[c.key] for row in rows.snapshots] for c in task_snapshots.c},
         **{f"events.{c.key}": [event[c.key] for event in rows.events] for c in task_events.c},
         "trims.task_id": [trim["trimmed_task"] for trim in rows.trims],
         "trims.seq": [trim["up_to"] for trim in rows.trims],

@@ -26,18 +26,15 @@ TASK_CHANGES = tuple(
         tasks.c.updated_at,
         tasks.c.seq,
         tasks.c.finished_at,
-        tasks.c.task,
         tasks.c.snapshot_seq,
     )
 )
 """The columns of a task's row that each save sets, in `task_values`' order."""
 
 
-def task_values(
-    task: Task, seq: int, now: datetime, task_json: bytes | None = None
-) -> dict[str, Any]:
-    """The columns of a task's row that change with each save that snapshots it, as of event
-    `seq` (`task_json`: the task's JSON, when the caller has it already)."""
+def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
+    """The columns of a task's row that change with each save that writes its JSON, as of
+    event `seq` (its JSON goes to accord_task_snapshots)."""
     state = task.status.state
     changes = (
         task.context_id,
@@ -45,15 +42,14 @@ def task_values(
         status_time(task),
         seq,
         now if state.is_terminal else None,
-        (task_json or task.to_json()).decode(),
         None,  # the JSON is as of `seq`: no log tail to fold in
     )
     return dict(zip(TASK_CHANGES, changes, strict=True))
 
 
 def stored_task(row: Any, tail: Sequence[bytes] = ()) -> StoredTask:
-    """A task row (columns `task` and `seq`) as the store returns it, with the payloads of the
-    artifact updates logged after its snapshot (`tail`, in order) folded in."""
+    """A task read with its JSON (columns `task` and `seq`) as the store returns it, with the
+    payloads of the artifact updates logged after that JSON (`tail`, in order) folded in."""
     task = Task.model_validate_json(row.task)
     for payload in tail:
         merge_artifact(task, TaskArtifactUpdateEvent.model_validate_json(payload))

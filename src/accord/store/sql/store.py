@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Select,
     Table,
     and_,
     delete,
@@ -48,6 +49,7 @@ from accord.store.sql.schema import (
     replicas,
     task_events,
     task_runners,
+    task_snapshots,
     tasks,
 )
 from accord.store.sql.snapshots import SnapshotPolicy
@@ -56,8 +58,9 @@ from accord.types import Task
 
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
-_TASK_READ = (tasks.c.id, tasks.c.task, tasks.c.seq, tasks.c.snapshot_seq)
-"""The columns a task is read from: its snapshot, and which events to fold into it."""
+_TASK_READ = (tasks.c.id, task_snapshots.c.task, tasks.c.seq, tasks.c.snapshot_seq)
+"""The columns a task is read from (in `_WITH_JSON`): its JSON, and which events to fold in."""
+_WITH_JSON = tasks.join(task_snapshots, task_snapshots.c.task_id == tasks.c.id)
 _FOLD_ATTEMPTS = 3
 
 DEAD_REPLICA_TTL = timedelta(days=1)
@@ -148,8 +151,7 @@ class SqlTaskStore(TaskStore):
             return await self._read(connection, task_id)
 
     async def _read(self, connection: AsyncConnection, task_id: str) -> StoredTask | None:
-        result = await connection.execute(select(*_TASK_READ).where(tasks.c.id == task_id))
-        row = result.first()
+        row = (await connection.execute(_task_read(task_id))).first()
         return await self._folded(connection, row) if row is not None else None
 
     async def _folded(self, connection: AsyncConnection, row: Any) -> StoredTask | None:
@@ -173,8 +175,7 @@ class SqlTaskStore(TaskStore):
             tail = [bytes(payload) for payload in result.scalars()]
             if len(tail) == row.seq - row.snapshot_seq:
                 return stored_task(row, tail)
-            result = await connection.execute(select(*_TASK_READ).where(tasks.c.id == row.id))
-            row = result.first()
+            row = (await connection.execute(_task_read(row.id))).first()
             if row is None:
                 return None
         raise RuntimeError(f"the event log of task {row.id} lacks events its row needs")
@@ -200,17 +201,18 @@ class SqlTaskStore(TaskStore):
         if self._snapshots.appends(task.id, seq, record):
             values: dict[str, Any] = {"task_id": task.id, "previous_seq": seq - 1, "seq": seq}
             return TaskSave(task.id, seq, values, event, terminal=False, appended=True)
-        # A record of the task itself (a new task's first) carries the row's JSON already.
+        # A record of the task itself (a new task's first) carries its JSON already.
         known = record.payload if record is not None and record.event is task else None
-        values = task_values(task, seq, now, known)
+        snapshot = (known or task.to_json()).decode()
+        values = task_values(task, seq, now)
         if seq == 1:
             values.update(id=task.id, created_at=now)
         else:
             values.update(task_id=task.id, previous_seq=seq - 1)
         terminal = task.status.state.is_terminal
         open_ended = not terminal and not (record is not None and record.final)
-        self._snapshots.snapshotted(task.id, len(values["task"]), open_ended=open_ended)
-        return TaskSave(task.id, seq, values, event, terminal)
+        self._snapshots.snapshotted(task.id, len(snapshot), open_ended=open_ended)
+        return TaskSave(task.id, seq, values, event, terminal, snapshot)
 
     async def _submit_after(self, save: TaskSave, previous: Future[None] | None) -> None:
         if previous is not None:
@@ -250,6 +252,7 @@ class SqlTaskStore(TaskStore):
         filters = _filters(query)
         page = (
             select(*_TASK_READ, tasks.c.updated_at)
+            .select_from(_WITH_JSON)
             .where(*filters)
             .order_by(tasks.c.updated_at.desc(), tasks.c.id.desc())
             .limit(query.page_size + 1)
@@ -337,7 +340,7 @@ class SqlTaskStore(TaskStore):
         query = (
             select(*_TASK_READ, task_runners.c.replica_id)
             .select_from(
-                tasks.outerjoin(task_runners, task_runners.c.task_id == tasks.c.id).outerjoin(
+                _WITH_JSON.outerjoin(task_runners, task_runners.c.task_id == tasks.c.id).outerjoin(
                     replicas, and_(replicas.c.replica_id == task_runners.c.replica_id, alive)
                 )
             )
@@ -384,6 +387,9 @@ class SqlTaskStore(TaskStore):
                 await connection.execute(
                     delete(push_configs).where(push_configs.c.task_id.in_(expired))
                 )
+                await connection.execute(
+                    delete(task_snapshots).where(task_snapshots.c.task_id.in_(expired))
+                )
                 removed_tasks = (await connection.execute(delete(tasks).where(finished))).rowcount
             if self.retention.event_ttl is not None:
                 # Events a task's snapshot does not hold yet stay, however old.
@@ -417,6 +423,10 @@ class SqlTaskStore(TaskStore):
             .exists()
         )
         await connection.execute(delete(task_runners).where(~task_exists, ~runner_alive))
+
+
+def _task_read(task_id: str) -> Select[Any]:
+    return select(*_TASK_READ).select_from(_WITH_JSON).where(tasks.c.id == task_id)
 
 
 def _filters(query: TaskQuery) -> list[ColumnElement[bool]]:
