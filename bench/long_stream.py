@@ -2,9 +2,9 @@
 
 Run as `long_stream.py STORE CHUNKS [CHUNK_BYTES]` (STORE: memory, sqlite or postgresql); prints
 one JSON line: the send's seconds, microseconds per event (wall and the process's CPU time, all
-threads) and the chunks the finished task holds. The agent yields CHUNKS text chunks of
-CHUNK_BYTES (default 8, a token of a language model) as appends to one artifact, as quickly as
-the runtime takes them. Stores come from `store_bench.make_store` (a fresh SQLite file, a fresh
+threads) and the chunks the finished task holds; of a few sends when they are short, the
+fastest. The agent yields CHUNKS text chunks of CHUNK_BYTES (default 8, a token of a language
+model) as appends to one artifact, as quickly as the runtime takes them. Stores come from `store_bench.make_store` (a fresh SQLite file, a fresh
 PostgreSQL database).
 """
 
@@ -27,6 +27,9 @@ from accord.runtime import TaskRuntime
 from accord.server.service import A2AService
 from accord.types import MessageSendParams, Task, TaskState
 
+REPEAT_EVENTS = 20_000
+"""Sends of fewer chunks repeat until they streamed about this many; the fastest counts."""
+
 
 @accord.agent(name="Long stream", description="Streams COUNT chunks of SIZE bytes.")
 async def agent(context: accord.RequestContext) -> AsyncIterator[str]:
@@ -43,18 +46,23 @@ def params(chunks: int, size: int) -> MessageSendParams:
 
 
 async def measure(store: accord.store.TaskStore, chunks: int, size: int) -> dict[str, Any]:
+    """The fastest of a few sends (one for 10,000 chunks and more): short runs are noisy."""
     service = A2AService(agent, TaskRuntime(agent.executor, store=store))
     call = CallContext(base_url="http://127.0.0.1/")
     await service.send_message(params(10, size), call)  # warm-up: connections, statements
-    started, cpu_started = time.perf_counter(), time.process_time()
-    result = await service.send_message(params(chunks, size), call)
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    assert isinstance(result, Task) and result.status.state is TaskState.COMPLETED, result
+    runs = []
+    for _ in range(max(1, REPEAT_EVENTS // chunks)):
+        started, cpu_started = time.perf_counter(), time.process_time()
+        result = await service.send_message(params(chunks, size), call)
+        runs.append((time.perf_counter() - started, time.process_time() - cpu_started))
+        assert isinstance(result, Task) and result.status.state is TaskState.COMPLETED, result
+    elapsed, cpu = min(runs)
     stored = await store.get(result.id)
     assert stored is not None and stored.task.artifacts is not None
     events = chunks + 3  # the new task, working, every chunk, completed
     return {
         "status": "ok",
+        "runs": len(runs),
         "seconds": round(elapsed, 3),
         "us_per_event": round(elapsed / events * 1e6, 1),
         "cpu_us_per_event": round(cpu / events * 1e6, 1),
