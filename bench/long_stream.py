@@ -4,8 +4,8 @@ Run as `long_stream.py STORE CHUNKS [CHUNK_BYTES]` (STORE: memory, sqlite or pos
 one JSON line: the send's seconds, microseconds per event (wall and the process's CPU time, all
 threads) and the chunks the finished task holds; of a few sends when they are short, the
 fastest. The agent yields CHUNKS text chunks of CHUNK_BYTES (default 8, a token of a language
-model) as appends to one artifact, as quickly as the runtime takes them. Stores come from `store_bench.make_store` (a fresh SQLite file, a fresh
-PostgreSQL database).
+model) as appends to one artifact, as quickly as the runtime takes them. Stores come from
+`store_bench.make_store` (a fresh SQLite file, a fresh PostgreSQL database).
 """
 
 from __future__ import annotations
