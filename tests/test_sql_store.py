@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -285,6 +286,28 @@ async def test_tasks_of_a_version_2_database_read_back_and_stream_on(
 async def tokens(context: accord.RequestContext) -> AsyncIterator[str]:
     for n in range(int(context.text)):
         yield f"{n:08d}"
+
+
+async def test_saves_staged_before_the_store_opened_commit_in_order(sql_backend: Backend) -> None:
+    store = SqlTaskStore(sql_backend.engine())  # not opened: the first save opens it
+    task = Task(id=new_id(), context_id="ctx", status=TaskStatus(state=TaskState.SUBMITTED))
+    try:
+        staged = [store.stage(task, 1, EventRecord.of(task.id, 1, task, final=False))]
+        for seq, state in ((2, TaskState.WORKING), (3, TaskState.COMPLETED)):
+            task.status = TaskStatus(state=state)
+            staged.append(store.stage(task, seq, EventRecord.of(task.id, seq, task, final=False)))
+        await asyncio.gather(*staged)
+        stored = await store.get(task.id)
+        logged = await store.events_after(task.id, 0)
+    finally:
+        await store.close()
+
+    assert stored is not None and (stored.seq, stored.task.to_json()) == (3, task.to_json())
+    assert [json.loads(r.payload)["status"]["state"] for r in logged] == [
+        "submitted",
+        "working",
+        "completed",
+    ]
 
 
 class TaskJsonWrites:
