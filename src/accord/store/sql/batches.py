@@ -59,6 +59,7 @@ _SNAPSHOT = select(tasks.c.snapshot_seq).where(tasks.c.id == bindparam("trimmed_
 # Events a task's snapshot does not hold yet stay, whatever the bound.
 TRIM_LOG = delete(task_events).where(
     task_events.c.task_id == bindparam("trimmed_task"),
+    task_events.c.seq >= bindparam("trimmed_from"),
     task_events.c.seq <= bindparam("up_to"),
     task_events.c.seq <= func.coalesce(_SNAPSHOT.scalar_subquery(), bindparam("up_to")),
 )
@@ -154,7 +155,8 @@ class FollowUp:
     events: list[dict[str, Any]]
     """Their events, for the log."""
     trims: list[dict[str, Any]]
-    """Log entries beyond the retention's bound (`trimmed_task`, `up_to`)."""
+    """Log entries beyond the retention's bound (`trimmed_task`, from `trimmed_from` to
+    `up_to`): see `trim`."""
     claims: list[dict[str, Any]]
     """Runner rows to upsert."""
     finished: list[dict[str, Any]]
@@ -181,7 +183,7 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
             if write.terminal:
                 runners[write.task_id] = None
     trims = [
-        {"trimmed_task": event["task_id"], "up_to": event["seq"] - bound}
+        trim(event["task_id"], event["seq"] - bound)
         for event in events
         if bound is not None and event["seq"] > bound
     ]
@@ -196,6 +198,22 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
         ],
         finished=[{"finished": task_id} for task_id, replica in runners.items() if replica is None],
     )
+
+
+TRIM_SWEEP = 1024
+"""Every so many events, a trim drops all older events of the task instead of just one."""
+
+
+def trim(task_id: str, up_to: int) -> dict[str, Any]:
+    """The log trim that an event brings along, `up_to` being its seq less the bound.
+
+    It drops the one event that fell out of the bound, a lookup by key: a range starting at
+    the log's oldest event would step over every event deleted before it (PostgreSQL keeps
+    them in the index until vacuumed), each time. Every TRIM_SWEEP events the range starts
+    at the beginning, for what the one-for-one trims left (a bound that was lowered).
+    """
+    first = 0 if up_to % TRIM_SWEEP == 0 else up_to
+    return {"trimmed_task": task_id, "trimmed_from": first, "up_to": up_to}
 
 
 class ConnectionTarget:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, TypeDecorator
+from sqlalchemy import BigInteger, Column, TypeDecorator
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from accord.store.sql.batches import NEW_TASK_COLUMNS, TaskSave, Write, follow_up, stale
@@ -46,6 +46,10 @@ class _Arrays:
 
 def _names(columns: Sequence[Column[Any]]) -> str:
     return ", ".join(column.name for column in columns)
+
+
+_TRIMMED_FROM = Column("first", BigInteger)
+"""The oldest seq a log trim may drop (see `accord.store.sql.batches.trim`)."""
 
 
 @functools.cache
@@ -104,8 +108,10 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     if "trims" in parts:
         steps["trimmed"] = f"""
     DELETE FROM {task_events.name} AS e
-    USING {arrays.unnest("trims", [task_events.c.task_id, task_events.c.seq])}, {tasks.name} AS t
-    WHERE e.{event_task} = v.{event_task} AND e.{event_seq} <= v.{event_seq}
+    USING {arrays.unnest("trims", [task_events.c.task_id, _TRIMMED_FROM, task_events.c.seq])},
+        {tasks.name} AS t
+    WHERE e.{event_task} = v.{event_task}
+        AND e.{event_seq} >= v.{_TRIMMED_FROM.name} AND e.{event_seq} <= v.{event_seq}
         AND t.{task_id} = v.{event_task} AND e.{event_seq} <= COALESCE(t.{snapshot}, v.{event_seq})
         AND v.{event_task} IN (SELECT {task_id} FROM written)"""
     if "claims" in parts:
@@ -157,6 +163,7 @@ async def write_postgres_batch(
         **{f"snapshots.{c.key}": [row[c.key] for row in rows.snapshots] for c in task_snapshots.c},
         **{f"events.{c.key}": [event[c.key] for event in rows.events] for c in task_events.c},
         "trims.task_id": [trim["trimmed_task"] for trim in rows.trims],
+        "trims.first": [trim["trimmed_from"] for trim in rows.trims],
         "trims.seq": [trim["up_to"] for trim in rows.trims],
         **{f"claims.{c.key}": [claim[c.key] for claim in rows.claims] for c in task_runners.c},
         "finished": [row["finished"] for row in rows.finished],
