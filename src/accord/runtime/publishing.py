@@ -16,7 +16,8 @@ class PublishQueue:
     """Publishes the records of one run in order, each once the store has committed it.
 
     The run stages each record's save with the store (which commits one task's saves in the
-    order staged) and goes on while the save is in flight, up to AHEAD records: a long
+    order staged) and goes on while the save is in flight, up to AHEAD records (then it waits
+    until half of them are published, so the store always has the next batch queued): a long
     stream then commits many chunks per transaction instead of waiting for one commit per
     chunk, and still nothing is published that the store could lose. A save that fails ends
     the queue: what was staged after it is never published (those saves fail as well), and
@@ -28,10 +29,11 @@ class PublishQueue:
         self._staged: deque[tuple[EventRecord, asyncio.Future[None]]] = deque()
         self._worker: asyncio.Task[None] | None = None
         self._error: Exception | None = None
+        self._room = asyncio.Event()
 
     async def put(self, record: EventRecord, saved: asyncio.Future[None], *, wait: bool) -> None:
-        """Publish `record` once `saved` completes; with `wait` (or when AHEAD are staged),
-        return only once it and everything before it is published."""
+        """Publish `record` once `saved` completes; with `wait`, return only once it and
+        everything before it is published (with AHEAD staged: once half of them are)."""
         if self._error is not None:
             raise self._error
         if not self._staged and saved.done():  # saved already (memory): no need to queue
@@ -41,10 +43,13 @@ class PublishQueue:
         self._staged.append((record, saved))
         if self._worker is None:
             self._worker = asyncio.create_task(self._drain())
-        if wait or len(self._staged) >= AHEAD:
+        if wait:
             await asyncio.shield(self._worker)
             if self._error is not None:
                 raise self._error
+        elif len(self._staged) >= AHEAD:  # until half are published: the store keeps busy
+            self._room.clear()
+            await self._room.wait()
 
     async def _drain(self) -> None:
         try:
@@ -58,5 +63,8 @@ class PublishQueue:
                     self._staged.clear()
                     return
                 self._staged.popleft()
+                if len(self._staged) <= AHEAD // 2:
+                    self._room.set()
         finally:
             self._worker = None
+            self._room.set()
