@@ -21,6 +21,7 @@ from accord.errors import (
     UnsupportedOperation,
 )
 from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime
+from accord.runtime.publishing import AHEAD
 from accord.samples import echo
 from accord.store import InMemoryTaskStore
 from accord.types import (
@@ -260,6 +261,39 @@ async def test_the_agent_goes_on_while_its_records_publish_once_committed_in_ord
     assert published == list(range(1, 14))
     assert [record.seq for record in records] == published
     assert records[-1].final
+
+
+@accord.agent(name="Thousand chunks", description="Streams a thousand chunks.")
+async def thousand_chunks(context: RequestContext) -> AsyncIterator[str]:
+    for n in range(1000):
+        yield f"chunk {n}"
+
+
+async def test_an_agent_runs_only_so_far_ahead_of_its_saves() -> None:
+    store = HeldStore()
+    runtime = TaskRuntime(thousand_chunks.executor, store)
+    execution = await runtime.start(params("go"))
+    await turns_until(lambda: len(store.held) == AHEAD)
+    for _ in range(100):  # the agent could go on: it waits for its saves instead
+        await asyncio.sleep(0)
+    assert len(store.held) == AHEAD
+
+    store.commit(AHEAD // 2)
+    await turns_until(lambda: len(store.held) > AHEAD)
+    for _ in range(100):
+        await asyncio.sleep(0)
+    assert len(store.held) == AHEAD + AHEAD // 2
+
+    async def commit_as_staged() -> None:
+        while not execution.task or not execution.task.status.state.is_terminal:
+            store.commit(len(store.held))
+            await asyncio.sleep(0)
+        store.commit(len(store.held))
+
+    committing = asyncio.create_task(commit_as_staged())
+    records = await collect(execution)
+    await committing
+    assert [record.seq for record in records] == list(range(1, 1004))
 
 
 async def test_store_keeps_the_task_and_its_event_log(make_runtime: RuntimeFactory) -> None:
