@@ -9,6 +9,10 @@ from accord.types import TaskArtifactUpdateEvent
 
 MIN_TAIL_BYTES = 64 * 1024
 """Event bytes a small task's log tail may reach before its JSON is written again."""
+TAIL_PER_SNAPSHOT = 4
+"""How many times its JSON's size a task's log tail may reach before the JSON is written
+again. A chunk's event is several times the bytes it adds to the JSON (its envelope): with 1,
+the JSON of a stream of small chunks would be written about seven times its final size."""
 
 
 @dataclass(slots=True)
@@ -23,10 +27,10 @@ class SnapshotPolicy:
     `seq`, the event joining the log tail that reads fold into the snapshot.
 
     Only artifact updates join a tail, and only for a task whose snapshot this store wrote
-    (so it knows its size). A tail stays no larger than its snapshot (or MIN_TAIL_BYTES) and
-    shorter than the log's retention bound: the snapshots of a long stream add up to a few
-    times its events, a read folds in no more than the task's size again, and trimming the
-    log never reaches into a tail. What the policy knows is only a guide: a save that failed
+    (so it knows its size). A tail stays within TAIL_PER_SNAPSHOT times its snapshot (or
+    MIN_TAIL_BYTES) and shorter than the log's retention bound: the snapshots of a long
+    stream add up to a small multiple of its events, a read folds in a bounded tail, and
+    trimming the log never reaches into a tail. What the policy knows is only a guide: a save that failed
     makes it forget the task, whose next save is a snapshot again.
     """
 
@@ -42,7 +46,7 @@ class SnapshotPolicy:
         if not isinstance(record.event, TaskArtifactUpdateEvent):
             return False
         size = len(record.payload)
-        if tail.bytes + size > max(tail.snapshot_bytes, MIN_TAIL_BYTES):
+        if tail.bytes + size > max(TAIL_PER_SNAPSHOT * tail.snapshot_bytes, MIN_TAIL_BYTES):
             return False
         if self.max_events is not None and tail.events + 1 >= self.max_events:
             return False
