@@ -30,8 +30,8 @@ class SnapshotPolicy:
     (so it knows its size). A tail stays within TAIL_PER_SNAPSHOT times its snapshot (or
     MIN_TAIL_BYTES) and shorter than the log's retention bound: the snapshots of a long
     stream add up to a small multiple of its events, a read folds in a bounded tail, and
-    trimming the log never reaches into a tail. What the policy knows is only a guide: a save that failed
-    makes it forget the task, whose next save is a snapshot again.
+    trimming the log never reaches into a tail. What the policy knows is only a guide: a save
+    that failed makes it forget the task, whose next save is a snapshot again.
     """
 
     def __init__(self, max_events: int | None) -> None:
