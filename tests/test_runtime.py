@@ -217,14 +217,18 @@ async def turns_until(condition: Callable[[], bool], turns: int = 1000) -> None:
 
 
 class HeldStore(InMemoryTaskStore):
-    """Keeps each save at once but reports it committed only when the test says so."""
+    """Keeps each save at once, but from event `held_from` on reports it committed only when
+    the test says so."""
 
-    def __init__(self) -> None:
+    def __init__(self, held_from: int) -> None:
         super().__init__()
+        self.held_from = held_from
         self.held: list[asyncio.Future[None]] = []
 
     def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
-        super().stage(task, seq, record)
+        saved = super().stage(task, seq, record)
+        if seq < self.held_from:
+            return saved
         self.held.append(asyncio.get_running_loop().create_future())
         return self.held[-1]
 
@@ -240,7 +244,7 @@ async def ten_chunks(context: RequestContext) -> AsyncIterator[str]:
         yield f"chunk {n}"
 
 
-async def test_the_agent_goes_on_while_its_records_publish_once_committed_in_order() -> None:
+async def test_appended_chunks_go_ahead_of_their_saves_and_publish_once_committed() -> None:
     published: list[int] = []
 
     class LoggingBus(InProcessEventBus):
@@ -248,14 +252,14 @@ async def test_the_agent_goes_on_while_its_records_publish_once_committed_in_ord
             published.append(record.seq)
             await super().publish(record)
 
-    store = HeldStore()
+    store = HeldStore(held_from=4)  # the task, working and the first chunk commit at once
     runtime = TaskRuntime(ten_chunks.executor, store, LoggingBus())
     execution = await runtime.start(params("go"))
-    await turns_until(lambda: len(store.held) == 13)  # the task, working, ten chunks, completed
-    assert published == []
-    store.commit(5)
+    await turns_until(lambda: len(store.held) == 10)  # nine more chunks, then completed
+    assert published == [1, 2, 3]
+    store.commit(2)
     await turns_until(lambda: len(published) == 5)
-    store.commit(13)
+    store.commit(10)
     records = await collect(execution)
 
     assert published == list(range(1, 14))
@@ -270,7 +274,7 @@ async def thousand_chunks(context: RequestContext) -> AsyncIterator[str]:
 
 
 async def test_an_agent_runs_only_so_far_ahead_of_its_saves() -> None:
-    store = HeldStore()
+    store = HeldStore(held_from=4)
     runtime = TaskRuntime(thousand_chunks.executor, store)
     execution = await runtime.start(params("go"))
     await turns_until(lambda: len(store.held) == AHEAD)

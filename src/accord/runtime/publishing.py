@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable
 
 from accord.core.records import EventRecord
 
+Publish = Callable[[EventRecord], Awaitable[None]]
+
 AHEAD = 256
 """Records a run may have staged, saved or not, before it waits for them to be published."""
 
@@ -24,23 +26,26 @@ class PublishQueue:
     the run's next `put` raises the error.
     """
 
-    def __init__(self, publish: Callable[[EventRecord], Awaitable[None]]) -> None:
-        self._publish = publish
-        self._staged: deque[tuple[EventRecord, asyncio.Future[None]]] = deque()
+    def __init__(self) -> None:
+        # Each record with how to publish it: the queue keeps no reference to its run (which
+        # holds the queue) once the records are out, so a finished run is freed at once.
+        self._staged: deque[tuple[EventRecord, asyncio.Future[None], Publish]] = deque()
         self._worker: asyncio.Task[None] | None = None
         self._error: Exception | None = None
         self._room = asyncio.Event()
 
-    async def put(self, record: EventRecord, saved: asyncio.Future[None], *, wait: bool) -> None:
-        """Publish `record` once `saved` completes; with `wait`, return only once it and
+    async def put(
+        self, record: EventRecord, saved: asyncio.Future[None], publish: Publish, *, wait: bool
+    ) -> None:
+        """`publish` `record` once `saved` completes; with `wait`, return only once it and
         everything before it is published (with AHEAD staged: once half of them are)."""
         if self._error is not None:
             raise self._error
-        if not self._staged and saved.done():  # saved already (memory): no need to queue
-            saved.result()
-            await self._publish(record)
+        if not self._staged and (wait or saved.done()):  # nothing in flight: no need to queue
+            await saved
+            await publish(record)
             return
-        self._staged.append((record, saved))
+        self._staged.append((record, saved, publish))
         if self._worker is None:
             self._worker = asyncio.create_task(self._drain())
         if wait:
@@ -54,10 +59,10 @@ class PublishQueue:
     async def _drain(self) -> None:
         try:
             while self._staged:
-                record, saved = self._staged[0]
+                record, saved, publish = self._staged[0]
                 try:
                     await saved
-                    await self._publish(record)
+                    await publish(record)
                 except Exception as error:
                     self._error = error
                     self._staged.clear()

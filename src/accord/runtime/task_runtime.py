@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import partial
 
 from pydantic_core import PydanticSerializationError
 
@@ -34,6 +35,7 @@ from accord.types import (
     MessageSendParams,
     Role,
     Task,
+    TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
@@ -475,11 +477,18 @@ class TaskRuntime:
             payload = change.to_json()
         record = EventRecord(run.task_id, run.seq, change, final, payload)
         saved = self.store.stage(run.task, run.seq, record)
-        if run.publishing is None:
-            run.publishing = PublishQueue(lambda staged: self._publish(run, staged))
-        # Webhook bodies are made from the task as it is: theirs must not run ahead.
-        wait = final or (self.push is not None and bool(await self._push_configs(run)))
-        await run.publishing.put(record, saved, wait=wait)
+        # Only a chunk appended to an artifact goes ahead of its save: a stream of them commits
+        # many per transaction. Webhook bodies are made from the task as it is: with webhooks,
+        # nothing goes ahead.
+        wait = final or not (isinstance(change, TaskArtifactUpdateEvent) and change.append)
+        wait = wait or (self.push is not None and bool(await self._push_configs(run)))
+        if run.publishing is None and (wait or saved.done()):  # nothing went ahead yet
+            await saved
+            await self._publish(run, record)
+        else:
+            if run.publishing is None:
+                run.publishing = PublishQueue()
+            await run.publishing.put(record, saved, partial(self._publish, run), wait=wait)
         run.reached_final = run.reached_final or final
 
     async def _publish(self, run: _Run, record: EventRecord) -> None:
