@@ -40,6 +40,10 @@ def parse_card(body: bytes, source: str) -> AgentCard:
         raise A2AClientError(f"the agent card at {source} is not valid: {reason}") from None
     except A2AError as exc:
         raise A2AClientError(f"the agent card at {source} is not valid: {exc.message}") from None
+    except (TypeError, AttributeError, LookupError) as exc:  # 1.0 fields of the wrong shapes
+        raise A2AClientError(
+            f"the agent card at {source} is not valid: a field has the wrong type ({exc})"
+        ) from None
 
 
 async def fetch_card(
@@ -52,6 +56,11 @@ async def fetch_card(
             response = await http.get(candidate, headers=headers)
         if response.status_code == 404 and candidate != candidates[-1]:
             continue
+        if response.status_code == 404 and len(candidates) > 1:
+            raise A2AClientError(
+                f"no agent card at {url}: GET {' and '.join(candidates)} answered HTTP 404",
+                status_code=404,
+            )
         if response.status_code != 200:
             raise A2AClientError(
                 f"GET {candidate} answered HTTP {response.status_code}",
