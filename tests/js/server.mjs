@@ -83,7 +83,7 @@ class Echo {
       return;
     }
     if (text.startsWith('hold')) {
-      const canceled = gate();
+      const canceled = { ...gate(), contextId };
       this.canceled.set(taskId, canceled);
       holding.open();
       await Promise.race([release.opened, canceled.opened]);
@@ -111,11 +111,10 @@ class Echo {
       canceled.isOpen = true;
       canceled.open();
     }
-    const task = await taskStore.load(taskId);
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,
-        contextId: task?.contextId ?? '',
+        contextId: canceled?.contextId ?? '',
         status: status(TaskState.TASK_STATE_CANCELED),
         metadata: undefined,
       }),

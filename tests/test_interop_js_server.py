@@ -1,0 +1,213 @@
+"""accord's client against the official JS SDK's server (`@a2a-js/sdk`, tests/js/server.mjs):
+JSON-RPC, HTTP+JSON and gRPC, each in 1.0 and 0.3."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from accord import A2AClientError, Client
+from accord.errors import TaskNotCancelable, TaskNotFound
+from accord.types import (
+    Message,
+    PushNotificationConfig,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
+from agents_for_tests import SAFETY_TIMEOUT
+from js_peer import js_server
+
+INTERFACES = [
+    ("JSONRPC", "1.0"),
+    ("HTTP+JSON", "1.0"),
+    ("GRPC", "1.0"),
+    ("JSONRPC", "0.3"),
+    ("HTTP+JSON", "0.3"),
+    ("GRPC", "0.3"),
+]
+
+
+def interface_id(interface: tuple[str, str]) -> str:
+    return "-".join(interface).lower()
+
+
+
+
+@pytest.fixture
+async def js_url() -> AsyncIterator[str]:
+    async with js_server() as url:
+        yield url
+
+
+@pytest.fixture(params=INTERFACES, ids=interface_id)
+def interface(request: pytest.FixtureRequest) -> tuple[str, str]:
+    binding, version = request.param
+    return binding, version
+
+
+def client(url: str, interface: tuple[str, str]) -> Client:
+    transport, version = interface
+    return Client(url, transport=transport, version=version)
+
+
+async def holding(url: str) -> None:
+    """Until the JS agent runs a `hold` task."""
+    async with httpx.AsyncClient(timeout=SAFETY_TIMEOUT) as http:
+        (await http.get(f"{url}/test/holding")).raise_for_status()
+
+
+async def release(url: str) -> None:
+    async with httpx.AsyncClient(timeout=SAFETY_TIMEOUT) as http:
+        (await http.post(f"{url}/test/release")).raise_for_status()
+
+
+async def test_card_resolution(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        card = await accord.get_card()
+        await accord.transport()
+        chosen = accord.interface
+    assert card.name == "JS echo"
+    assert card.capabilities.streaming and card.capabilities.push_notifications
+    assert chosen is not None
+    assert (chosen.transport, chosen.protocol_version) == interface
+
+
+async def test_send_returns_a_task(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        task = await accord.send("hello")
+        assert isinstance(task, Task)
+        fetched = await accord.get_task(task.id)
+    assert task.status.state == TaskState.COMPLETED
+    assert [a.text for a in task.artifacts] == ["hello"]
+    assert fetched.status.state == TaskState.COMPLETED
+    assert [a.text for a in fetched.artifacts] == ["hello"]
+
+
+async def test_send_returns_a_message(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        reply = await accord.send("reply hi")
+    assert isinstance(reply, Message)
+    assert reply.text == "reply hi"
+
+
+async def test_stream(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        async with asyncio.timeout(SAFETY_TIMEOUT):
+            events = [event async for event in accord.stream("hello")]
+    assert isinstance(events[0], Task)
+    assert [type(e) for e in events[1:]] == [
+        TaskStatusUpdateEvent,
+        TaskArtifactUpdateEvent,
+        TaskStatusUpdateEvent,
+    ]
+    assert events[2].artifact.text == "hello"  # type: ignore[union-attr]
+    assert events[-1].status.state == TaskState.COMPLETED  # type: ignore[union-attr]
+
+
+async def test_unknown_task_is_task_not_found(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        with pytest.raises(TaskNotFound):
+            await accord.get_task("no-such-task")
+        with pytest.raises(TaskNotFound):
+            await accord.cancel_task("no-such-task")
+        with pytest.raises(TaskNotFound):
+            [e async for e in accord.resubscribe("no-such-task")]
+        with pytest.raises(TaskNotFound):
+            await accord.get_push_config("no-such-task", "c-1")
+
+
+async def test_a_finished_task_is_not_cancelable(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        task = await accord.send("hello")
+        assert isinstance(task, Task)
+        with pytest.raises(TaskNotCancelable):
+            await accord.cancel_task(task.id)
+
+
+async def test_cancel_stops_a_running_task(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        task = await accord.send("hold on", blocking=False)
+        assert isinstance(task, Task)
+        await holding(js_url)
+        canceled = await accord.cancel_task(task.id)
+        fetched = await accord.get_task(task.id)
+    assert canceled.status.state == TaskState.CANCELED
+    assert fetched.status.state == TaskState.CANCELED
+
+
+async def test_resubscribe_follows_a_running_task(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        task = await accord.send("hold tight", blocking=False)
+        assert isinstance(task, Task)
+        await holding(js_url)
+        async with asyncio.timeout(SAFETY_TIMEOUT):
+            events = accord.resubscribe(task.id)
+            first = await anext(events)
+            await release(js_url)
+            rest = [event async for event in events]
+    assert getattr(first, "id", getattr(first, "task_id", None)) == task.id
+    assert [e.artifact.text for e in rest if isinstance(e, TaskArtifactUpdateEvent)] == [
+        "hold tight"
+    ]
+    assert rest[-1].status.state == TaskState.COMPLETED  # type: ignore[union-attr]
+
+
+async def test_an_input_required_task_takes_the_answer(
+    js_url: str, interface: tuple[str, str]
+) -> None:
+    async with client(js_url, interface) as accord:
+        asked = await accord.send("ask me")
+        assert isinstance(asked, Task)
+        done = await accord.send("Ada", task_id=asked.id, context_id=asked.context_id)
+    assert asked.status.state == TaskState.INPUT_REQUIRED
+    assert asked.status.message is not None and asked.status.message.text == "What is your name?"
+    assert isinstance(done, Task) and done.id == asked.id
+    assert done.status.state == TaskState.COMPLETED
+    assert [a.text for a in done.artifacts] == ["Hello, Ada!"]
+
+
+FIRST = PushNotificationConfig(url="https://hooks.example/a", id="c-1", token="secret")
+SECOND = PushNotificationConfig(url="https://hooks.example/b", id="c-2")
+
+
+async def test_push_configs_are_set_read_listed_and_deleted(
+    js_url: str, interface: tuple[str, str]
+) -> None:
+    async with client(js_url, interface) as accord:
+        task = await accord.send("hello")
+        assert isinstance(task, Task)
+        created = [await accord.set_push_config(task.id, c) for c in (FIRST, SECOND)]
+        fetched = await accord.get_push_config(task.id, "c-2")
+        listed = await accord.list_push_configs(task.id)
+        await accord.delete_push_config(task.id, "c-1")
+        left = await accord.list_push_configs(task.id)
+    expected = [
+        TaskPushNotificationConfig(task_id=task.id, push_notification_config=c)
+        for c in (FIRST, SECOND)
+    ]
+    assert created == expected
+    assert fetched == expected[1]
+    assert sorted(listed, key=lambda c: c.push_notification_config.url) == expected
+    assert left == expected[1:]
+
+
+@pytest.mark.parametrize("interface", INTERFACES[:3], ids=interface_id)
+async def test_list_tasks(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        task = await accord.send("hello")
+        assert isinstance(task, Task)
+        listed = await accord.list_tasks(context_id=task.context_id)
+    assert [t.id for t in listed.tasks] == [task.id]
+
+
+@pytest.mark.parametrize("interface", INTERFACES[3:], ids=interface_id)
+async def test_listing_tasks_needs_1_0(js_url: str, interface: tuple[str, str]) -> None:
+    async with client(js_url, interface) as accord:
+        with pytest.raises(A2AClientError, match=r"listing tasks needs A2A 1\.0"):
+            await accord.list_tasks()
