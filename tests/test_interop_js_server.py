@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from accord import A2AClientError, Client
-from accord.errors import TaskNotCancelable, TaskNotFound
+from accord.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from accord.types import (
     Message,
     PushNotificationConfig,
@@ -22,6 +22,7 @@ from accord.types import (
 )
 from agents_for_tests import SAFETY_TIMEOUT
 from js_peer import js_server
+from webhooks import NotificationHook, receiving
 
 INTERFACES = [
     ("JSONRPC", "1.0"),
@@ -35,8 +36,6 @@ INTERFACES = [
 
 def interface_id(interface: tuple[str, str]) -> str:
     return "-".join(interface).lower()
-
-
 
 
 @pytest.fixture
@@ -122,12 +121,16 @@ async def test_unknown_task_is_task_not_found(js_url: str, interface: tuple[str,
             await accord.get_push_config("no-such-task", "c-1")
 
 
-async def test_a_finished_task_is_not_cancelable(js_url: str, interface: tuple[str, str]) -> None:
+async def test_errors_of_a_finished_task_reach_the_client_by_type(
+    js_url: str, interface: tuple[str, str]
+) -> None:
     async with client(js_url, interface) as accord:
         task = await accord.send("hello")
         assert isinstance(task, Task)
         with pytest.raises(TaskNotCancelable):
             await accord.cancel_task(task.id)
+        with pytest.raises(UnsupportedOperation):
+            await accord.send("more", task_id=task.id, context_id=task.context_id)
 
 
 async def test_cancel_stops_a_running_task(js_url: str, interface: tuple[str, str]) -> None:
@@ -211,3 +214,21 @@ async def test_listing_tasks_needs_1_0(js_url: str, interface: tuple[str, str]) 
     async with client(js_url, interface) as accord:
         with pytest.raises(A2AClientError, match=r"listing tasks needs A2A 1\.0"):
             await accord.list_tasks()
+
+
+async def test_the_js_server_notifies_a_webhook_set_by_accord(
+    js_url: str, interface: tuple[str, str]
+) -> None:
+    hook = NotificationHook()
+    with receiving(hook) as hook_url:
+        async with client(js_url, interface) as accord:
+            task = await accord.send("hold on", blocking=False)
+            assert isinstance(task, Task)
+            await holding(js_url)
+            config = PushNotificationConfig(url=hook_url, id="hook", token="secret")
+            await accord.set_push_config(task.id, config)
+            await release(js_url)
+            await hook.reached(TaskState.COMPLETED).wait()
+    headers, _ = hook.calls[-1]
+    assert headers["x-a2a-notification-token"] == "secret"
+    assert hook.versions() == {interface[1]}
