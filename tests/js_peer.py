@@ -38,10 +38,12 @@ async def drive(
     url: str,
     interface: tuple[str, str],
     scenario: str,
+    *arguments: str,
     on_step: Callable[[str], None] = lambda step: None,
 ) -> Any:
-    """Run one scenario of tests/js/client.mjs against `url` over `interface`; `on_step` is
-    called with each step it reports on the way. Returns its result."""
+    """Run one scenario of tests/js/client.mjs (given `arguments` after the scenario's name)
+    against `url` over `interface`; `on_step` is called with each step it reports on the way.
+    Returns its result."""
     binding, version = interface
     process = await asyncio.create_subprocess_exec(
         node(),
@@ -50,6 +52,7 @@ async def drive(
         binding,
         version,
         scenario,
+        *arguments,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )

@@ -10,9 +10,11 @@ import pytest
 
 from accord import Agent
 from accord.samples import echo
+from accord.types import TaskState
 from agents_for_tests import AsksThenCompletes, GatedStreamer, NeverFinishes, Switchboard
 from js_peer import drive
 from live_server import serve_app
+from webhooks import NotificationHook, receiving
 
 EVERY_INTERFACE = [
     ("JSONRPC", "1.0"),
@@ -63,6 +65,13 @@ def served() -> Iterator[Served]:
 def interface(request: pytest.FixtureRequest) -> tuple[str, str]:
     binding, version = request.param
     return binding, version
+
+
+async def test_the_default_client_factory_picks_json_rpc_1_0(served: Served) -> None:
+    chosen = await drive(served.url, ("", ""), "defaults")
+    assert chosen["interface"] == ["JSONRPC", "1.0"]
+    assert chosen["task"]["state"] == "TASK_STATE_COMPLETED"
+    assert chosen["task"]["artifacts"] == ["hello"]
 
 
 async def test_card_resolution_lists_every_interface(served: Served) -> None:
@@ -122,7 +131,7 @@ async def test_resubscribe_to_a_running_task(served: Served, interface: tuple[st
         if step == "subscribed":
             served.streamer.release_all()
 
-    followed = await drive(served.url, interface, "resubscribe", on_step)
+    followed = await drive(served.url, interface, "resubscribe", on_step=on_step)
     events = followed["events"]
     assert (events[0]["kind"], events[0]["id"]) == ("task", followed["taskId"])
     assert [e["kind"] for e in events[1:]] == ["artifact-update", "status-update"]
@@ -161,6 +170,18 @@ async def test_push_configs_are_set_read_listed_and_deleted(
     assert configs["fetched"] == created
     assert configs["listed"] == [created]
     assert configs["after"] == []
+
+
+async def test_a_push_config_sent_with_the_message_is_used(
+    served: Served, interface: tuple[str, str]
+) -> None:
+    hook = NotificationHook()
+    with receiving(hook) as hook_url:
+        task = await drive(served.url, interface, "sendWithWebhook", hook_url)
+        await hook.reached(TaskState.COMPLETED).wait()
+    assert task["state"] == "TASK_STATE_COMPLETED"
+    assert all(headers["x-a2a-notification-token"] == "secret" for headers, _ in hook.calls)
+    assert hook.versions() == {interface[1]}
 
 
 async def test_extended_agent_card(served: Served, interface: tuple[str, str]) -> None:

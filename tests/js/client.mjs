@@ -1,6 +1,6 @@
 // The official JS SDK's client driving one scenario against an A2A server.
 //
-// Usage: node client.mjs BASE_URL BINDING VERSION SCENARIO
+// Usage: node client.mjs BASE_URL BINDING VERSION SCENARIO [WEBHOOK_URL]
 // The card is resolved from BASE_URL and narrowed to its one interface of BINDING and VERSION,
 // so the SDK's client speaks exactly that. Progress lines `{"step": NAME}` tell the caller when
 // to act on the server; the last line is `{"result": ...}` or `{"error": {...}}`.
@@ -16,7 +16,7 @@ import {
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import * as errors from '@a2a-js/sdk/errors';
 
-const [baseUrl, binding, version, scenario] = process.argv.slice(2);
+const [baseUrl, binding, version, scenario, webhook] = process.argv.slice(2);
 const compat = { legacyCompat: { enabled: true } };
 
 const emit = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -58,13 +58,13 @@ function message(text, { taskId = '', contextId = '' } = {}) {
   };
 }
 
-function request(text, { returnImmediately = false, ...ids } = {}) {
+function request(text, { returnImmediately = false, push = undefined, ...ids } = {}) {
   return {
     tenant: '',
     message: message(text, ids),
     configuration: {
       acceptedOutputModes: [],
-      taskPushNotificationConfig: undefined,
+      taskPushNotificationConfig: push,
       returnImmediately,
     },
     metadata: undefined,
@@ -162,6 +162,15 @@ async function expectError(call) {
 }
 
 const SCENARIOS = {
+  // The SDK as its README shows it: the default factory picks from the card, partial objects.
+  async defaults() {
+    const client = await new ClientFactory().createFromUrl(baseUrl);
+    const task = await client.sendMessage({
+      message: { messageId: randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'hello' } }] },
+    });
+    return { interface: [client.transport.protocolName, client.protocolVersion], task: taskView(task) };
+  },
+
   async card() {
     const card = await resolveCard();
     return {
@@ -243,6 +252,11 @@ const SCENARIOS = {
     };
   },
 
+  async sendWithWebhook(client) {
+    const push = { tenant: '', id: '', taskId: '', url: webhook, token: 'secret', authentication: undefined };
+    return resultView(await client.sendMessage(request('hello', { push })));
+  },
+
   async extendedCard(client) {
     const card = await client.getAgentCard();
     return { name: card.name, description: card.description };
@@ -273,7 +287,8 @@ const SCENARIOS = {
 try {
   const run = SCENARIOS[scenario];
   if (!run) throw new Error(`no scenario ${scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
-  emit({ result: await run(scenario === 'card' ? null : await connect()) });
+  const standalone = scenario === 'card' || scenario === 'defaults';
+  emit({ result: await run(standalone ? null : await connect()) });
 } catch (err) {
   emit({ error: { name: err?.constructor?.name, message: String(err?.message ?? err), stack: err?.stack } });
   process.exitCode = 1;
