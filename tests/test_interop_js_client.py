@@ -172,6 +172,14 @@ async def test_push_configs_are_set_read_listed_and_deleted(
     assert configs["after"] == []
 
 
+async def test_a_push_config_without_an_id_gets_one(
+    served: Served, interface: tuple[str, str]
+) -> None:
+    configs = await drive(served.url, interface, "pushConfigWithoutId")
+    assert configs["created"]["id"]
+    assert configs["fetched"] == configs["created"]
+
+
 async def test_a_push_config_sent_with_the_message_is_used(
     served: Served, interface: tuple[str, str]
 ) -> None:

@@ -200,6 +200,20 @@ async def test_push_configs_are_set_read_listed_and_deleted(
     assert left == expected[1:]
 
 
+async def test_a_push_config_without_an_id_gets_one(
+    js_url: str, interface: tuple[str, str]
+) -> None:
+    async with client(js_url, interface) as accord:
+        task = await accord.send("hello")
+        assert isinstance(task, Task)
+        created = await accord.set_push_config(task.id, PushNotificationConfig(url=FIRST.url))
+        config_id = created.push_notification_config.id
+        assert config_id
+        fetched = await accord.get_push_config(task.id, config_id)
+    assert fetched == created
+    assert created.push_notification_config.url == FIRST.url
+
+
 @pytest.mark.parametrize("interface", INTERFACES[:3], ids=interface_id)
 async def test_list_tasks(js_url: str, interface: tuple[str, str]) -> None:
     async with client(js_url, interface) as accord:
@@ -232,3 +246,22 @@ async def test_the_js_server_notifies_a_webhook_set_by_accord(
     headers, _ = hook.calls[-1]
     assert headers["x-a2a-notification-token"] == "secret"
     assert hook.versions() == {interface[1]}
+
+
+async def test_a_subscriber_follows_an_input_required_task_to_the_end(
+    js_url: str, interface: tuple[str, str]
+) -> None:
+    async with client(js_url, interface) as accord, client(js_url, interface) as answering:
+        asked = await accord.send("ask me")
+        assert isinstance(asked, Task)
+        async with asyncio.timeout(SAFETY_TIMEOUT):
+            events = accord.resubscribe(asked.id)
+            first = await anext(events)
+            done = await answering.send("Ada", task_id=asked.id, context_id=asked.context_id)
+            rest = [event async for event in events]
+    assert isinstance(first, Task) and first.id == asked.id
+    assert isinstance(done, Task) and done.status.state == TaskState.COMPLETED
+    assert [e.artifact.text for e in rest if isinstance(e, TaskArtifactUpdateEvent)] == [
+        "Hello, Ada!"
+    ]
+    assert rest[-1].status.state == TaskState.COMPLETED  # type: ignore[union-attr]

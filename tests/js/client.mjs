@@ -129,9 +129,9 @@ async function startTask(client, text) {
 
 const WEBHOOK = 'https://hooks.example.com/a2a';
 
-async function addPushConfig(client) {
+async function addPushConfig(client, id = 'hook-1') {
   const task = await startTask(client, 'never ends');
-  const config = { tenant: '', id: 'hook-1', taskId: task.id, url: WEBHOOK, token: 't', authentication: undefined };
+  const config = { tenant: '', id, taskId: task.id, url: WEBHOOK, token: 't', authentication: undefined };
   return client.createTaskPushNotificationConfig(config);
 }
 
@@ -250,6 +250,12 @@ const SCENARIOS = {
       listed: listed.configs.map(configView),
       after: after.configs.map(configView),
     };
+  },
+
+  async pushConfigWithoutId(client) {
+    const created = await addPushConfig(client, '');
+    const fetched = await client.getTaskPushNotificationConfig({ tenant: '', taskId: created.taskId, id: created.id });
+    return { created: configView(created), fetched: configView(fetched) };
   },
 
   async sendWithWebhook(client) {
