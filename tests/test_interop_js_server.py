@@ -265,3 +265,37 @@ async def test_a_subscriber_follows_an_input_required_task_to_the_end(
         "Hello, Ada!"
     ]
     assert rest[-1].status.state == TaskState.COMPLETED  # type: ignore[union-attr]
+
+
+UNSET_IS_NONE_OVER_GRPC_0_3 = pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="@a2a-js/sdk 1.3.0's v0.3 gRPC service (legacyGrpcService) answers a GetTask whose "
+    "history_length is unset (0 on the wire) with no history; a2a-v0.3.0.proto has 0 mean "
+    "unlimited, as a 0.3 gRPC client cannot send anything else to ask for the whole history",
+)
+
+
+@pytest.mark.parametrize(
+    "interface",
+    [
+        pytest.param(
+            i,
+            id=interface_id(i),
+            marks=[UNSET_IS_NONE_OVER_GRPC_0_3] if i == ("GRPC", "0.3") else [],
+        )
+        for i in INTERFACES
+    ],
+)
+async def test_get_task_honours_every_history_length(
+    js_url: str, interface: tuple[str, str]
+) -> None:
+    async with client(js_url, interface) as accord:
+        asked = await accord.send("ask me")
+        assert isinstance(asked, Task)
+        await accord.send("Ada", task_id=asked.id, context_id=asked.context_id)
+        read = {n: await accord.get_task(asked.id, history_length=n) for n in (None, 2, 0)}
+    history = {n: [m.text for m in task.history or []] for n, task in read.items()}
+    assert history[None] == ["ask me", "What is your name?", "Ada"]
+    assert history[2] == ["What is your name?", "Ada"]
+    assert history[0] == []

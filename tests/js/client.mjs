@@ -198,6 +198,15 @@ const SCENARIOS = {
     return taskView(await client.getTask({ tenant: '', id: sent.id, historyLength: 1 }));
   },
 
+  // A task with three messages (question, answer, and the first), read back with each limit.
+  async historyLengths(client) {
+    const asked = await client.sendMessage(request('ask me'));
+    await client.sendMessage(request('Ada', { taskId: asked.id, contextId: asked.contextId }));
+    const read = async (historyLength) =>
+      (await client.getTask({ tenant: '', id: asked.id, historyLength })).history.map((m) => textOf(m.parts));
+    return { unset: await read(undefined), 0: await read(0), 2: await read(2) };
+  },
+
   async listTasks(client) {
     const sent = await client.sendMessage(request('hello'));
     const listed = await client.listTasks({
