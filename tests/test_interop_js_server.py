@@ -12,6 +12,10 @@ import pytest
 from accord import A2AClientError, Client
 from accord.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from accord.types import (
+    DataPart,
+    FilePart,
+    FileWithBytes,
+    FileWithUri,
     Message,
     PushNotificationConfig,
     Task,
@@ -19,6 +23,7 @@ from accord.types import (
     TaskPushNotificationConfig,
     TaskState,
     TaskStatusUpdateEvent,
+    TextPart,
 )
 from agents_for_tests import SAFETY_TIMEOUT
 from js_peer import js_server
@@ -299,3 +304,28 @@ async def test_get_task_honours_every_history_length(
     assert history[None] == ["ask me", "What is your name?", "Ada"]
     assert history[2] == ["What is your name?", "Ada"]
     assert history[0] == []
+
+
+async def test_every_kind_of_part_survives_the_trip(
+    js_url: str, interface: tuple[str, str]
+) -> None:
+    on_0_3_proto = interface in [("HTTP+JSON", "0.3"), ("GRPC", "0.3")]
+    by_uri = FileWithUri(uri="https://files.example/a.txt", name="a.txt", mime_type="text/plain")
+    inline = FileWithBytes(bytes="Ynl0ZXM=", name="b.bin", mime_type="application/octet-stream")
+    data = DataPart(data={"k": [1, "two"]})
+    async with client(js_url, interface) as accord:
+        task = await accord.send(
+            "hello", parts=[FilePart(file=by_uri), FilePart(file=inline), data]
+        )
+        assert isinstance(task, Task)
+        # A limit: the SDK's 0.3 gRPC service reads none as "no history" (see above).
+        fetched = await accord.get_task(task.id, history_length=10)
+    assert fetched.history
+    if on_0_3_proto:  # the 0.3 proto's FilePart has no name
+        by_uri, inline = (f.model_copy(update={"name": None}) for f in (by_uri, inline))
+    assert fetched.history[0].parts == [
+        TextPart(text="hello"),
+        FilePart(file=by_uri),
+        FilePart(file=inline),
+        data,
+    ]

@@ -207,6 +207,24 @@ const SCENARIOS = {
     return { unset: await read(undefined), 0: await read(0), 2: await read(2) };
   },
 
+  // Each kind of part, as the agent's task history keeps it.
+  async parts(client) {
+    const sent = request('hello');
+    sent.message.parts.push(
+      { content: { $case: 'data', value: { k: [1, 'two'] } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+      { content: { $case: 'url', value: 'https://files.example/a.txt' }, metadata: undefined, filename: 'a.txt', mediaType: 'text/plain' },
+      { content: { $case: 'raw', value: Buffer.from('bytes') }, metadata: undefined, filename: 'b.bin', mediaType: 'application/octet-stream' },
+    );
+    const task = await client.sendMessage(sent);
+    const fetched = await client.getTask({ tenant: '', id: task.id });
+    return fetched.history[0].parts.map((p) => ({
+      kind: p.content.$case,
+      value: p.content.$case === 'raw' ? Buffer.from(p.content.value).toString() : p.content.value,
+      filename: p.filename,
+      mediaType: p.mediaType,
+    }));
+  },
+
   async listTasks(client) {
     const sent = await client.sendMessage(request('hello'));
     const listed = await client.listTasks({
