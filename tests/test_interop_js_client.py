@@ -111,6 +111,19 @@ async def test_stream_sends_every_event_in_order(
     assert {events[0]["id"], *(e["taskId"] for e in events[1:])} == {events[0]["id"]}
 
 
+async def test_a_stream_ends_with_a_message_or_where_the_task_asks_for_input(
+    served: Served, interface: tuple[str, str]
+) -> None:
+    ends = await drive(served.url, interface, "streamEnds")
+    assert ends["reply"] == [{"kind": "message", "role": "ROLE_AGENT", "text": "reply hi"}]
+    asked = ends["ask"]
+    assert [(e["kind"], e.get("state")) for e in asked] == [
+        ("task", "TASK_STATE_SUBMITTED"),
+        ("status-update", "TASK_STATE_WORKING"),
+        ("status-update", "TASK_STATE_INPUT_REQUIRED"),
+    ]
+
+
 async def test_get_task_with_history_length(served: Served, interface: tuple[str, str]) -> None:
     task = await drive(served.url, interface, "getTask")
     assert task["state"] == "TASK_STATE_COMPLETED"

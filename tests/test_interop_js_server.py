@@ -114,6 +114,22 @@ async def test_stream(js_url: str, interface: tuple[str, str]) -> None:
     assert events[-1].status.state == TaskState.COMPLETED  # type: ignore[union-attr]
 
 
+async def test_a_stream_ends_with_a_message_or_where_the_task_asks_for_input(
+    js_url: str, interface: tuple[str, str]
+) -> None:
+    async with client(js_url, interface) as accord:
+        async with asyncio.timeout(SAFETY_TIMEOUT):
+            reply = [event async for event in accord.stream("reply hi")]
+            asked = [event async for event in accord.stream("ask me")]
+    assert [type(e) for e in reply] == [Message]
+    assert reply[0].text == "reply hi"  # type: ignore[union-attr]
+    assert isinstance(asked[0], Task)
+    assert [e.status.state for e in asked[1:]] == [  # type: ignore[union-attr]
+        TaskState.WORKING,
+        TaskState.INPUT_REQUIRED,
+    ]
+
+
 async def test_unknown_task_is_task_not_found(js_url: str, interface: tuple[str, str]) -> None:
     async with client(js_url, interface) as accord:
         with pytest.raises(TaskNotFound):

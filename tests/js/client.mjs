@@ -193,6 +193,14 @@ const SCENARIOS = {
     return collect(client.sendMessageStream(request('hello')));
   },
 
+  // A stream answered with a message, and one whose task stops to ask for input.
+  async streamEnds(client) {
+    return {
+      reply: await collect(client.sendMessageStream(request('reply hi'))),
+      ask: await collect(client.sendMessageStream(request('ask me'))),
+    };
+  },
+
   async getTask(client) {
     const sent = await client.sendMessage(request('hello'));
     return taskView(await client.getTask({ tenant: '', id: sent.id, historyLength: 1 }));
