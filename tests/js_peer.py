@@ -88,4 +88,9 @@ async def js_server() -> AsyncIterator[str]:
         yield started["url"]
     finally:
         process.terminate()
-        await process.wait()
+        try:
+            async with asyncio.timeout(SAFETY_TIMEOUT):
+                await process.wait()
+        except TimeoutError:
+            process.kill()
+            await process.wait()
