@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from accord.core.deliveries import DELIVERY_ID_HEADER, Delivery
 from accord.core.push import PushTarget, push_format
 from accord.core.records import EventRecord
 from accord.keys.notifications import (
@@ -26,7 +27,7 @@ log = logging.getLogger("accord.push")
 RETRIED_STATUSES = frozenset({408, 425, 429})
 """Besides 5xx, the answers that may change if the POST is tried again later."""
 
-__all__ = ["SIGNATURE_HEADER", "TOKEN_HEADER", "PushSender"]
+__all__ = ["DELIVERY_ID_HEADER", "SIGNATURE_HEADER", "TOKEN_HEADER", "Attempt", "PushSender"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,18 @@ class _Post:
     config: PushNotificationConfig
     body: bytes
     media_type: str
+    delivery_id: str | None = None
+    issuer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """How one try of a delivery went: `delivered`, or why not and whether a later try may
+    go better (`retry`)."""
+
+    delivered: bool
+    retry: bool = False
+    problem: str = ""
 
 
 class PushSender:
@@ -92,19 +105,10 @@ class PushSender:
     ) -> None:
         """Queue the notification of `record` for every webhook in `targets`, each in its own
         payload format (made now, once per format: `task` moves on)."""
-        bodies: dict[str, bytes | None] = {}
-        posts: list[_Post] = []
-        for target in targets:
-            found = push_format(target.payload_format)
-            if found is None:
-                log.warning("push to %s for task %s skipped: unknown payload format %r",
-                            target.config.url, task_id, target.payload_format)  # fmt: skip
-                continue
-            if found.name not in bodies:
-                bodies[found.name] = found.body(record, task)
-            body = bodies[found.name]
-            if body is not None:
-                posts.append(_Post(target.config, body, found.media_type))
+        posts = [
+            _Post(target.config, body, media_type)
+            for target, body, media_type in notification_bodies(task_id, targets, record, task)
+        ]
         if not posts:
             return
         queue = self._queues.get(task_id)
@@ -114,6 +118,22 @@ class PushSender:
             self._workers.add(worker)
             worker.add_done_callback(self._workers.discard)
         queue.put_nowait(posts)
+
+    async def attempt(self, delivery: Delivery) -> Attempt:
+        """Try an outbox delivery once (guarded, signed, with its delivery id header)."""
+        config = PushNotificationConfig.model_validate_json(delivery.config)
+        post = _Post(config, delivery.body, delivery.media_type, delivery.id, delivery.issuer)
+        try:
+            status = await self._post_once(delivery.task_id, post)
+        except WebhookRefused as exc:
+            return Attempt(False, retry=not exc.lasting, problem=exc.reason)
+        except httpx.HTTPError as exc:
+            return Attempt(False, retry=True, problem=f"{type(exc).__name__}: {exc}")
+        if 200 <= status < 300:
+            return Attempt(True)
+        # A redirect (never followed) or a refusal: trying again changes nothing.
+        return Attempt(False, retry=status in RETRIED_STATUSES or status >= 500,
+                       problem=f"HTTP {status}")  # fmt: skip
 
     async def close(self) -> None:
         """Stop delivering (what is still queued is dropped) and release connections."""
@@ -167,7 +187,7 @@ class PushSender:
             "Content-Type": post.media_type,
             SIGNATURE_HEADER: sign_notification(
                 self.keys.active(),
-                issuer=self.issuer or "",
+                issuer=post.issuer or self.issuer or "",
                 audience=post.config.url,
                 task_id=task_id,
                 body=post.body,
@@ -175,6 +195,8 @@ class PushSender:
             ),
             **_credentials(post.config),
         }
+        if post.delivery_id is not None:
+            headers[DELIVERY_ID_HEADER] = post.delivery_id
         extensions = {}
         if destination.url.scheme == "https":
             # The certificate is checked against the name; the pool is keyed by address, so a
@@ -188,6 +210,27 @@ class PushSender:
         response = await self._http.send(request, stream=True, follow_redirects=False)
         await response.aclose()  # what the webhook answers beyond its status is not read
         return response.status_code
+
+
+def notification_bodies(
+    task_id: str, targets: Sequence[PushTarget], record: EventRecord, task: Task
+) -> list[tuple[PushTarget, bytes, str]]:
+    """Each target that gets a notification of `record`, with its body in the target's payload
+    format and the body's media type (made now, once per format: `task` moves on)."""
+    bodies: dict[str, bytes | None] = {}
+    found_bodies: list[tuple[PushTarget, bytes, str]] = []
+    for target in targets:
+        found = push_format(target.payload_format)
+        if found is None:
+            log.warning("push to %s for task %s skipped: unknown payload format %r",
+                        target.config.url, task_id, target.payload_format)  # fmt: skip
+            continue
+        if found.name not in bodies:
+            bodies[found.name] = found.body(record, task)
+        body = bodies[found.name]
+        if body is not None:
+            found_bodies.append((target, body, found.media_type))
+    return found_bodies
 
 
 def _credentials(config: PushNotificationConfig) -> dict[str, str]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from asyncio import Future
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
+from accord.core.deliveries import Delivery
 from accord.core.push import PushTarget
 from accord.core.query import TaskPage, TaskQuery
 from accord.core.records import EventRecord
@@ -52,15 +54,28 @@ class TaskStore(ABC):
         """The task with `task_id`, or None when there is none."""
 
     @abstractmethod
-    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
-        """Create or update `task` as of event `seq`, appending `record` to its event log.
+    async def save(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        outbox: Sequence[Delivery] = (),
+    ) -> None:
+        """Create or update `task` as of event `seq`, appending `record` to its event log and
+        the webhook deliveries it causes to the outbox, all or nothing.
 
         Raises StaleTaskError when the stored task is not at `seq - 1`.
         """
 
     _last_staged: Future[None] | None = None
 
-    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+    def stage(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        outbox: Sequence[Delivery] = (),
+    ) -> Future[None]:
         """Start saving `task` as of event `seq` (as `save` does); the future completes once
         it is saved, or fails with what `save` would raise.
 
@@ -74,7 +89,7 @@ class TaskStore(ABC):
         async def save_in_turn() -> None:
             if previous is not None:
                 await asyncio.wait([previous])
-            await self.save(copy, seq, record)
+            await self.save(copy, seq, record, outbox)
 
         self._last_staged = asyncio.ensure_future(save_in_turn())
         return self._last_staged
@@ -105,6 +120,39 @@ class TaskStore(ABC):
     @abstractmethod
     async def delete_push_config(self, task_id: str, config_id: str) -> bool:
         """Remove one push config of a task; False when there was none."""
+
+    # The outbox: webhook deliveries saved with the event that caused them (`save`), taken
+    # by delivery workers on any replica. A queue is a task's deliveries to one URL: only its
+    # oldest unparked delivery is ever handed out, so a webhook gets a task's updates in order.
+
+    @abstractmethod
+    async def claim_deliveries(
+        self, now: datetime, lease_until: datetime, limit: int
+    ) -> list[Delivery]:
+        """Take up to `limit` deliveries due at `now`, each the head of its queue, for one
+        more try: their `attempts` go up by one and they are not due again before
+        `lease_until` (a worker that dies with them leaves them to another then). Two callers
+        never get the same delivery for the same lease."""
+
+    @abstractmethod
+    async def delivered(self, delivery_id: str) -> None:
+        """Remove a delivery that was sent."""
+
+    @abstractmethod
+    async def retry_delivery(self, delivery_id: str, next_at: datetime, error: str) -> None:
+        """Make a delivery due again at `next_at`, noting why its last try failed."""
+
+    @abstractmethod
+    async def park_delivery(
+        self, delivery_id: str, now: datetime, error: str, *, with_queue: bool = True
+    ) -> int:
+        """Give up on a delivery (parked: never tried again, kept to be seen) and, with
+        `with_queue`, on the rest of its queue too (a webhook that is gone). How many were
+        parked."""
+
+    @abstractmethod
+    async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
+        """Parked deliveries, most recently parked first."""
 
     # Runners: which replica runs which task, and which replicas are alive. A task that is
     # submitted or working while its runner's heartbeat has expired is an orphan. A store

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from asyncio import Future
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
+from accord.core.deliveries import Delivery
 from accord.core.push import PushTarget
 from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
 from accord.core.records import EventRecord
@@ -57,26 +60,42 @@ class InMemoryTaskStore(TaskStore):
         self._push: dict[str, dict[str, PushTarget]] = {}
         self._runners: dict[str, str] = {}
         self._alive_until: dict[str, datetime] = {}
+        # The outbox, in the order deliveries were saved (which is `seq` order per queue).
+        self._outbox: dict[str, Delivery] = {}
 
     async def get(self, task_id: str) -> StoredTask | None:
         entry = self._tasks.get(task_id)
         return _stored(entry) if entry is not None else None
 
-    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
-        self._save(task, seq, record)
+    async def save(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        outbox: Sequence[Delivery] = (),
+    ) -> None:
+        self._save(task, seq, record, outbox)
 
-    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+    def stage(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        outbox: Sequence[Delivery] = (),
+    ) -> Future[None]:
         # Saved before this returns: the store keeps the caller's task itself, as `save` does.
         saved = asyncio.get_running_loop().create_future()
         try:
-            self._save(task, seq, record)
+            self._save(task, seq, record, outbox)
         except StaleTaskError as error:
             saved.set_exception(error)
         else:
             saved.set_result(None)
         return saved
 
-    def _save(self, task: Task, seq: int, record: EventRecord | None) -> None:
+    def _save(
+        self, task: Task, seq: int, record: EventRecord | None, outbox: Sequence[Delivery]
+    ) -> None:
         entry = self._tasks.get(task.id)
         current = _seq(entry) if entry is not None else 0
         if current != seq - 1:
@@ -93,6 +112,8 @@ class InMemoryTaskStore(TaskStore):
             bound = self.retention.max_events_per_task
             if bound is not None and len(log) > bound:
                 del log[:-bound]
+        for delivery in outbox:
+            self._outbox[delivery.id] = delivery
 
     async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
         return [
@@ -141,6 +162,55 @@ class InMemoryTaskStore(TaskStore):
 
     async def delete_push_config(self, task_id: str, config_id: str) -> bool:
         return self._push.get(task_id, {}).pop(config_id, None) is not None
+
+    async def claim_deliveries(
+        self, now: datetime, lease_until: datetime, limit: int
+    ) -> list[Delivery]:
+        claimed: list[Delivery] = []
+        queues: set[tuple[str, str]] = set()
+        for delivery in self._outbox.values():
+            queue = (delivery.task_id, delivery.url)
+            if delivery.parked_at is not None or queue in queues:
+                continue
+            queues.add(queue)  # later ones of this queue wait for this one
+            if delivery.next_at <= now and len(claimed) < limit:
+                claimed.append(self._replace(delivery.claimed(lease_until)))
+        return claimed
+
+    async def delivered(self, delivery_id: str) -> None:
+        self._outbox.pop(delivery_id, None)
+
+    async def retry_delivery(self, delivery_id: str, next_at: datetime, error: str) -> None:
+        delivery = self._outbox.get(delivery_id)
+        if delivery is not None:
+            self._replace(replace(delivery, next_at=next_at, last_error=error))
+
+    async def park_delivery(
+        self, delivery_id: str, now: datetime, error: str, *, with_queue: bool = True
+    ) -> int:
+        parked = self._outbox.get(delivery_id)
+        if parked is None:
+            return 0
+        queue = [
+            delivery
+            for delivery in self._outbox.values()
+            if (delivery.task_id, delivery.url) == (parked.task_id, parked.url)
+            and delivery.parked_at is None
+            and (delivery.seq > parked.seq and with_queue or delivery is parked)
+        ]
+        for delivery in queue:
+            reason = error if delivery is parked else delivery.last_error or error
+            self._replace(replace(delivery, parked_at=now, last_error=reason))
+        return len(queue)
+
+    async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
+        parked = [delivery for delivery in self._outbox.values() if delivery.parked_at]
+        parked.sort(key=lambda delivery: (delivery.parked_at, delivery.seq), reverse=True)
+        return parked[:limit]
+
+    def _replace(self, delivery: Delivery) -> Delivery:
+        self._outbox[delivery.id] = delivery
+        return delivery
 
     async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
         self._alive_until[replica_id] = expires_at
