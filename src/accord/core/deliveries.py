@@ -5,9 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-DELIVERY_ID_HEADER = "X-A2A-Delivery-Id"
-"""The header carrying a delivery's id: the same on every try, so a receiver can dedupe."""
-
 
 @dataclass(frozen=True, slots=True)
 class Delivery:

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 import httpx
 
-from accord.core.deliveries import DELIVERY_ID_HEADER, Delivery
+from accord.core.deliveries import Delivery
 from accord.core.push import PushTarget, push_format
 from accord.core.records import EventRecord
 from accord.keys.notifications import (
     DEFAULT_LIFETIME,
+    DELIVERY_ID_HEADER,
     SIGNATURE_HEADER,
     TOKEN_HEADER,
     sign_notification,

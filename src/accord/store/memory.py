@@ -196,7 +196,7 @@ class InMemoryTaskStore(TaskStore):
             for delivery in self._outbox.values()
             if (delivery.task_id, delivery.url) == (parked.task_id, parked.url)
             and delivery.parked_at is None
-            and (delivery.seq > parked.seq and with_queue or delivery is parked)
+            and ((delivery.seq > parked.seq and with_queue) or delivery is parked)
         ]
         for delivery in queue:
             reason = error if delivery is parked else delivery.last_error or error
