@@ -72,8 +72,9 @@ class Agency:
 
     async def idle(self) -> None:
         """Wait until every queued delivery went out (or was given up)."""
+        deliveries = self.app.state.runtime.deliveries
         deadline = time.monotonic() + SAFETY_TIMEOUT
-        while self.sender.busy:
+        while deliveries.busy:
             assert time.monotonic() < deadline, "deliveries still pending"
             await asyncio.sleep(0.02)
 
