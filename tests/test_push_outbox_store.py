@@ -28,6 +28,7 @@ def delivery(task_id: str, seq: int, url: str = "https://hooks.example/a") -> De
         task_id=task_id,
         seq=seq,
         url=url,
+        queue=url,
         config=f'{{"url": "{url}"}}',
         body=f'{{"seq": {seq}}}'.encode(),
         media_type="application/json",

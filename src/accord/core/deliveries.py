@@ -10,16 +10,18 @@ from datetime import datetime
 class Delivery:
     """A notification body made when its event was recorded, and where it goes.
 
-    Deliveries of one task to one webhook URL (a queue) go out in `seq` order, one at a
-    time. `attempts` counts the tries claimed so far; `next_at` is when it may be tried
-    (again); `deadline` is when it is parked if it was not delivered by then; `parked_at` is
-    set once it was given up on, with the reason in `last_error`.
+    Deliveries of one task to one webhook (a queue: the same `queue` key, made of the URL and
+    the credentials sent to it) go out in `seq` order, one at a time. `attempts` counts the
+    tries claimed so far; `next_at` is when it may be tried (again); `deadline` is when it is
+    parked if it was not delivered by then; `parked_at` is set once it was given up on, with
+    the reason in `last_error`.
     """
 
     id: str
     task_id: str
     seq: int
     url: str
+    queue: str
     config: str
     """The webhook's PushNotificationConfig JSON (token and credentials travel with it)."""
     body: bytes

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
 import random
 from collections.abc import Sequence
@@ -43,6 +45,15 @@ class RetrySchedule:
         """Seconds before the try after the `attempts`-th one."""
         base: float = min(self.max_delay, self.first_delay * 2 ** (attempts - 1))
         return base * (1 - self.jitter * random.random())
+
+
+def webhook_key(target: PushTarget) -> str:
+    """What tells one webhook from another: its URL and what is sent to it (not the config's
+    id, which an inline config gets only once saved)."""
+    config = target.config
+    auth = config.authentication
+    parts = [config.url, config.token or "", auth.to_json().decode() if auth else ""]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
 
 
 class DeliveryWorker:
@@ -97,6 +108,7 @@ class DeliveryWorker:
                 task_id=task_id,
                 seq=seq,
                 url=target.config.url,
+                queue=webhook_key(target),
                 config=target.config.to_json().decode(),
                 body=body,
                 media_type=media_type,

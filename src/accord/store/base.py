@@ -122,8 +122,9 @@ class TaskStore(ABC):
         """Remove one push config of a task; False when there was none."""
 
     # The outbox: webhook deliveries saved with the event that caused them (`save`), taken
-    # by delivery workers on any replica. A queue is a task's deliveries to one URL: only its
-    # oldest unparked delivery is ever handed out, so a webhook gets a task's updates in order.
+    # by delivery workers on any replica. A queue is a task's deliveries to one webhook (their
+    # `queue` key): only its oldest unparked delivery is ever handed out, so a webhook gets a
+    # task's updates in order.
 
     @abstractmethod
     async def claim_deliveries(

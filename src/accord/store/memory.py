@@ -169,7 +169,7 @@ class InMemoryTaskStore(TaskStore):
         claimed: list[Delivery] = []
         queues: set[tuple[str, str]] = set()
         for delivery in self._outbox.values():
-            queue = (delivery.task_id, delivery.url)
+            queue = (delivery.task_id, delivery.queue)
             if delivery.parked_at is not None or queue in queues:
                 continue
             queues.add(queue)  # later ones of this queue wait for this one
@@ -194,7 +194,7 @@ class InMemoryTaskStore(TaskStore):
         queue = [
             delivery
             for delivery in self._outbox.values()
-            if (delivery.task_id, delivery.url) == (parked.task_id, parked.url)
+            if (delivery.task_id, delivery.queue) == (parked.task_id, parked.queue)
             and delivery.parked_at is None
             and ((delivery.seq > parked.seq and with_queue) or delivery is parked)
         ]

@@ -130,6 +130,8 @@ push_deliveries = Table(
     Column("task_id", _key(), nullable=False),
     Column("seq", BigInteger, nullable=False),
     Column("url", Text, nullable=False),
+    # The webhook (URL and credentials, hashed): a task's deliveries to it go in `seq` order.
+    Column("queue", String(64), nullable=False),
     Column("config", Text, nullable=False),
     Column("body", LargeBinary, nullable=False),
     Column("media_type", String(64), nullable=False),
@@ -142,7 +144,7 @@ push_deliveries = Table(
     Column("parked_at", UtcDateTime(), nullable=True),
 )
 # A queue's head: its unparked deliveries by seq; and the due ones across queues.
-Index("ix_accord_push_deliveries_queue", push_deliveries.c.task_id, push_deliveries.c.url,
+Index("ix_accord_push_deliveries_queue", push_deliveries.c.task_id, push_deliveries.c.queue,
       push_deliveries.c.seq)  # fmt: skip
 Index("ix_accord_push_deliveries_next_at", push_deliveries.c.next_at)
 

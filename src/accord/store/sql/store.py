@@ -360,7 +360,7 @@ class SqlTaskStore(TaskStore):
             select(earlier.c.id)
             .where(
                 earlier.c.task_id == push_deliveries.c.task_id,
-                earlier.c.url == push_deliveries.c.url,
+                earlier.c.queue == push_deliveries.c.queue,
                 earlier.c.seq < push_deliveries.c.seq,
                 earlier.c.parked_at.is_(None),
             )
@@ -407,7 +407,7 @@ class SqlTaskStore(TaskStore):
         self, delivery_id: str, now: datetime, error: str, *, with_queue: bool = True
     ) -> int:
         async with self._writing() as connection:
-            queue = (push_deliveries.c.task_id, push_deliveries.c.url, push_deliveries.c.seq)
+            queue = (push_deliveries.c.task_id, push_deliveries.c.queue, push_deliveries.c.seq)
             unparked = push_deliveries.c.parked_at.is_(None)
             found = await connection.execute(
                 select(*queue).where(push_deliveries.c.id == delivery_id, unparked)
@@ -426,7 +426,7 @@ class SqlTaskStore(TaskStore):
                 update(push_deliveries)
                 .where(
                     push_deliveries.c.task_id == parked.task_id,
-                    push_deliveries.c.url == parked.url,
+                    push_deliveries.c.queue == parked.queue,
                     push_deliveries.c.seq > parked.seq,
                     push_deliveries.c.parked_at.is_(None),
                 )
