@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Sequence
 
+from accord.core.deliveries import Delivery
 from accord.core.records import EventRecord
 from accord.store import InMemoryTaskStore, TaskQuery, TaskStore
 from accord.types import Artifact, Task, TaskState, TaskStatus, TextPart, new_id
@@ -67,10 +69,16 @@ class SlowSaves(InMemoryTaskStore):
         super().__init__()
         self.saved: list[tuple[int, str]] = []
 
-    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+    async def save(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        outbox: Sequence[Delivery] = (),
+    ) -> None:
         await asyncio.sleep(0.001 * (5 - seq))
         self.saved.append((seq, task.status.state.value))
-        await super().save(task, seq, record)
+        await super().save(task, seq, record, outbox)
 
 
 async def test_a_store_with_only_save_commits_staged_saves_in_order_as_staged() -> None:

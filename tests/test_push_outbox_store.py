@@ -7,10 +7,13 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import insert, text
 
 from accord.core.deliveries import Delivery
 from accord.core.records import EventRecord
 from accord.store import StaleTaskError, TaskStore
+from accord.store.sql.migrations import UpgradeResult, head_version, upgrade
+from accord.store.sql.schema import metadata, push_deliveries, schema_version
 from accord.types import Task, TaskState, TaskStatus, new_id
 from stores import Backend, backend_fixture, sql_backend_fixture, store_fixture  # noqa: F401
 
@@ -135,3 +138,21 @@ async def test_concurrent_claimers_never_share_a_delivery(sql_backend: Backend) 
     claimed = [d.id for found in rounds for d in found]
     assert len(claimed) == len(set(claimed))
     assert len(claimed) == min(len(pending), 3 * 4 * 4)
+
+
+async def test_a_database_from_before_the_outbox_gets_one(sql_backend: Backend) -> None:
+    engine = sql_backend.engine()
+    try:
+        async with engine.begin() as connection:  # the schema as it was one step before
+            await connection.run_sync(metadata.create_all)
+            await connection.execute(text(f"DROP TABLE {push_deliveries}"))
+            for version in range(1, head_version()):
+                step = {"version": version, "description": "old", "applied_at": NOW}
+                await connection.execute(insert(schema_version).values(step))
+        assert await upgrade(engine) == UpgradeResult(head_version() - 1, head_version())
+    finally:
+        await engine.dispose()
+    store = await sql_backend.open()
+    pending = delivery("t1", 1)
+    await save(store, make_task("t1"), 1, pending)
+    assert [d.id for d in await store.claim_deliveries(NOW, NOW + LEASE, 1)] == [pending.id]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from asyncio import Future
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -13,6 +13,7 @@ import pytest
 import accord
 from accord import AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import EventSink
+from accord.core.deliveries import Delivery
 from accord.errors import (
     ContentTypeNotSupported,
     InvalidAgentResponse,
@@ -191,8 +192,14 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
     log: list[tuple[str, int]] = []
 
     class LoggingStore(InMemoryTaskStore):
-        def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
-            saved = super().stage(task, seq, record)
+        def stage(
+            self,
+            task: Task,
+            seq: int,
+            record: EventRecord | None = None,
+            outbox: Sequence[Delivery] = (),
+        ) -> Future[None]:
+            saved = super().stage(task, seq, record, outbox)
             assert saved.done()  # the memory store saves at once
             log.append(("save", seq))
             return saved
@@ -226,8 +233,14 @@ class HeldStore(InMemoryTaskStore):
         self.held_from = held_from
         self.held: list[asyncio.Future[None]] = []
 
-    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
-        saved = super().stage(task, seq, record)
+    def stage(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        outbox: Sequence[Delivery] = (),
+    ) -> Future[None]:
+        saved = super().stage(task, seq, record, outbox)
         if seq < self.held_from:
             return saved
         self.held.append(asyncio.get_running_loop().create_future())

@@ -32,6 +32,7 @@ from accord.store.sql.migrations import (
 from accord.store.sql.schema import (
     metadata,
     push_configs,
+    push_deliveries,
     schema_version,
     task_events,
     task_runners,
@@ -219,6 +220,7 @@ async def create_version_2(connection: AsyncConnection) -> None:
     """The tables as accord made them at schema version 2: a task's JSON in its row."""
     await connection.run_sync(metadata.create_all)
     await connection.execute(text(f"DROP TABLE {task_snapshots}"))
+    await connection.execute(text(f"DROP TABLE {push_deliveries}"))
     await connection.execute(text(f"ALTER TABLE {tasks} ADD COLUMN task TEXT"))
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
 
