@@ -74,11 +74,12 @@ class SlowSaves(InMemoryTaskStore):
         task: Task,
         seq: int,
         record: EventRecord | None = None,
+        *,
         outbox: Sequence[Delivery] = (),
     ) -> None:
         await asyncio.sleep(0.001 * (5 - seq))
         self.saved.append((seq, task.status.state.value))
-        await super().save(task, seq, record, outbox)
+        await super().save(task, seq, record, outbox=outbox)
 
 
 async def test_a_store_with_only_save_commits_staged_saves_in_order_as_staged() -> None:

@@ -43,7 +43,8 @@ def delivery(task_id: str, seq: int, url: str = "https://hooks.example/a") -> De
 
 
 async def save(store: TaskStore, task: Task, seq: int, *deliveries: Delivery) -> None:
-    await store.save(task, seq, EventRecord.of(task.id, seq, task, final=False), deliveries)
+    record = EventRecord.of(task.id, seq, task, final=False)
+    await store.save(task, seq, record, outbox=deliveries)
 
 
 async def test_deliveries_are_saved_with_their_event_and_handed_out_head_first(

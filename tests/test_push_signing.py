@@ -313,7 +313,8 @@ async def deliver(sender: PushSender, targets: list[PushTarget], tasks: list[Tas
     worker = DeliveryWorker(store, sender, schedule=RetrySchedule(attempts=1))
     for seq, task in enumerate(tasks, start=1):
         record = EventRecord.of(task.id, seq, task, final=False)
-        await store.save(task, seq, record, worker.outbox(task.id, seq, targets, record, task))
+        outbox = worker.outbox(task.id, seq, targets, record, task)
+        await store.save(task, seq, record, outbox=outbox)
     worker.start()
     deadline = time.monotonic() + SAFETY_TIMEOUT
     try:

@@ -197,9 +197,10 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
             task: Task,
             seq: int,
             record: EventRecord | None = None,
+            *,
             outbox: Sequence[Delivery] = (),
         ) -> Future[None]:
-            saved = super().stage(task, seq, record, outbox)
+            saved = super().stage(task, seq, record, outbox=outbox)
             assert saved.done()  # the memory store saves at once
             log.append(("save", seq))
             return saved
@@ -238,9 +239,10 @@ class HeldStore(InMemoryTaskStore):
         task: Task,
         seq: int,
         record: EventRecord | None = None,
+        *,
         outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
-        saved = super().stage(task, seq, record, outbox)
+        saved = super().stage(task, seq, record, outbox=outbox)
         if seq < self.held_from:
             return saved
         self.held.append(asyncio.get_running_loop().create_future())

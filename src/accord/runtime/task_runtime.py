@@ -497,7 +497,7 @@ class TaskRuntime:
             payload = change.to_json()
         record = EventRecord(run.task_id, run.seq, change, final, payload)
         outbox = await self._outbox(run, record)
-        saved = self.store.stage(run.task, run.seq, record, outbox)
+        saved = self.store.stage(run.task, run.seq, record, outbox=outbox)
         if outbox and self.deliveries is not None:
             saved.add_done_callback(partial(_wake_on_commit, self.deliveries))
         # Only a chunk appended to an artifact goes ahead of its save: a stream of them commits

@@ -59,6 +59,7 @@ class TaskStore(ABC):
         task: Task,
         seq: int,
         record: EventRecord | None = None,
+        *,
         outbox: Sequence[Delivery] = (),
     ) -> None:
         """Create or update `task` as of event `seq`, appending `record` to its event log and
@@ -74,6 +75,7 @@ class TaskStore(ABC):
         task: Task,
         seq: int,
         record: EventRecord | None = None,
+        *,
         outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
         """Start saving `task` as of event `seq` (as `save` does); the future completes once
@@ -89,7 +91,7 @@ class TaskStore(ABC):
         async def save_in_turn() -> None:
             if previous is not None:
                 await asyncio.wait([previous])
-            await self.save(copy, seq, record, outbox)
+            await self.save(copy, seq, record, outbox=outbox)
 
         self._last_staged = asyncio.ensure_future(save_in_turn())
         return self._last_staged

@@ -72,6 +72,7 @@ class InMemoryTaskStore(TaskStore):
         task: Task,
         seq: int,
         record: EventRecord | None = None,
+        *,
         outbox: Sequence[Delivery] = (),
     ) -> None:
         self._save(task, seq, record, outbox)
@@ -81,6 +82,7 @@ class InMemoryTaskStore(TaskStore):
         task: Task,
         seq: int,
         record: EventRecord | None = None,
+        *,
         outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
         # Saved before this returns: the store keeps the caller's task itself, as `save` does.

@@ -197,15 +197,17 @@ class SqlTaskStore(TaskStore):
         task: Task,
         seq: int,
         record: EventRecord | None = None,
+        *,
         outbox: Sequence[Delivery] = (),
     ) -> None:
-        await self.stage(task, seq, record, outbox)
+        await self.stage(task, seq, record, outbox=outbox)
 
     def stage(
         self,
         task: Task,
         seq: int,
         record: EventRecord | None = None,
+        *,
         outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
         save = self._task_save(task, seq, record)
