@@ -11,7 +11,7 @@ from sqlalchemy import insert, text
 
 from accord.core.deliveries import Delivery
 from accord.core.records import EventRecord
-from accord.store import StaleTaskError, TaskStore
+from accord.store import Retention, StaleTaskError, TaskStore
 from accord.store.sql.migrations import UpgradeResult, head_version, upgrade
 from accord.store.sql.schema import metadata, push_deliveries, schema_version
 from accord.types import Task, TaskState, TaskStatus, new_id
@@ -157,3 +157,13 @@ async def test_a_database_from_before_the_outbox_gets_one(sql_backend: Backend) 
     pending = delivery("t1", 1)
     await save(store, make_task("t1"), 1, pending)
     assert [d.id for d in await store.claim_deliveries(NOW, NOW + LEASE, 1)] == [pending.id]
+
+
+async def test_a_forgotten_task_takes_its_deliveries_along(backend: Backend) -> None:
+    store = await backend.open(Retention(finished_task_ttl=timedelta(days=1)))
+    done = make_task("done", TaskState.COMPLETED)
+    await save(store, done, 1, delivery("done", 1))
+    parked = (await store.claim_deliveries(NOW, NOW + LEASE, 1))[0]
+    await store.park_delivery(parked.id, NOW, "HTTP 500")
+    await store.cleanup(datetime.now(UTC) + timedelta(days=2))
+    assert await store.parked_deliveries() == []

@@ -248,6 +248,8 @@ class InMemoryTaskStore(TaskStore):
                 del self._tasks[task_id], self._finished_at[task_id]
                 events += len(self._events.pop(task_id, ()))
                 self._push.pop(task_id, None)
+                for delivery in [d for d in self._outbox.values() if d.task_id == task_id]:
+                    del self._outbox[delivery.id]
                 self._runners.pop(task_id, None)
                 tasks += 1
         if self.retention.event_ttl is not None:

@@ -517,6 +517,9 @@ class SqlTaskStore(TaskStore):
                     delete(push_configs).where(push_configs.c.task_id.in_(expired))
                 )
                 await connection.execute(
+                    delete(push_deliveries).where(push_deliveries.c.task_id.in_(expired))
+                )
+                await connection.execute(
                     delete(task_snapshots).where(task_snapshots.c.task_id.in_(expired))
                 )
                 removed_tasks = (await connection.execute(delete(tasks).where(finished))).rowcount
