@@ -376,20 +376,35 @@ class SqlTaskStore(TaskStore):
             .limit(limit)
         )
         if self.engine.dialect.name == "postgresql":  # replicas claim different rows
-            candidates = candidates.with_for_update(skip_locked=True)
-        async with self._writing() as connection:
+            locked = candidates.with_for_update(skip_locked=True)
+            async with self._writing() as connection:
+                ids = list((await connection.execute(locked)).scalars())
+                return await self._claim(connection, ids, due, lease_until)
+        # SQLite: found without the writer's lock, so an idle poll does not hold up saves.
+        async with self._reading() as connection:
             ids = list((await connection.execute(candidates)).scalars())
-            if not ids:
-                return []
-            # Compare-and-set: a row another process claimed meanwhile is no longer due.
-            result = await connection.execute(
-                update(push_deliveries)
-                .where(push_deliveries.c.id.in_(ids), due)
-                .values(attempts=push_deliveries.c.attempts + 1, next_at=lease_until)
-                .returning(*push_deliveries.c)
-            )
-            claimed = [delivery(row) for row in result]
-        return sorted(claimed, key=lambda claim: claim.next_at)
+        if not ids:
+            return []
+        async with self._writing() as connection:
+            return await self._claim(connection, ids, due, lease_until)
+
+    async def _claim(
+        self,
+        connection: AsyncConnection,
+        ids: list[str],
+        due: ColumnElement[bool],
+        lease_until: datetime,
+    ) -> list[Delivery]:
+        if not ids:
+            return []
+        # Compare-and-set: a row another process claimed meanwhile is no longer due.
+        result = await connection.execute(
+            update(push_deliveries)
+            .where(push_deliveries.c.id.in_(ids), due)
+            .values(attempts=push_deliveries.c.attempts + 1, next_at=lease_until)
+            .returning(*push_deliveries.c)
+        )
+        return [delivery(row) for row in result]
 
     async def delivered(self, delivery_id: str) -> None:
         async with self._writing() as connection:
