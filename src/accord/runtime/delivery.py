@@ -59,7 +59,7 @@ def webhook_key(target: PushTarget) -> str:
 class DeliveryWorker:
     """Takes due deliveries from the outbox and POSTs them through a PushSender.
 
-    Only the head of each queue (a task's deliveries to one URL) is ever claimed, so a
+    Only the head of each queue (a task's deliveries to one webhook) is ever claimed, so a
     webhook gets a task's notifications in order; different queues go out side by side (up to
     `concurrency` POSTs at once), so a slow or dead webhook holds up no other. A claim is a
     lease: if this process dies with a delivery in hand, the delivery is due again when the
