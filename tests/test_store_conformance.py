@@ -658,7 +658,9 @@ async def test_a_context_belongs_to_the_owner_of_its_first_task(store: TaskStore
 async def test_push_configs_are_read_only_as_their_tasks_owners(store: TaskStore) -> None:
     task = make_task()
     await save_owned(store, task, "alice")
-    target = await store.set_push_config(task.id, PushTarget(PushNotificationConfig(url="https://hook")))
+    target = await store.set_push_config(
+        task.id, PushTarget(PushNotificationConfig(url="https://hook"))
+    )
     assert target.config.id is not None
 
     assert await store.list_push_configs(task.id, "alice") == [target]

@@ -4,12 +4,15 @@ configs are unknown to another (TaskNotFound, never listed), whatever wire eithe
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
+import httpx
 import pytest
 
 from accord import Agent
 from accord.auth import ApiKey, Security
 from accord.server.limits import NO_LIMITS
+from accord.types import new_id
 from operations import WIRES, Server, Wire, connect_wire
 from test_operations import HOOK, SWITCHBOARD, serve
 from wire_facts import Refused, TaskFacts
@@ -121,3 +124,35 @@ async def test_each_caller_lists_only_its_own_tasks(kind: type[Wire], server: Se
         others = {task for other, tasks in made.items() if other != caller for task in tasks}
         assert not others & set(first.ids + rest.ids)
         assert first.total_size == rest.total_size == len(first.ids + rest.ids)
+
+
+async def test_a2a_0_1_callers_cannot_reach_or_take_over_anothers_task_id(server: Server) -> None:
+    """0.1 clients choose task ids: another's id is TaskNotFound, never a task of one's own."""
+    task_id, session = f"t-{new_id()}", f"s-{new_id()}"
+
+    async def call(caller: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        headers = {"X-API-Key": f"key-of-{caller}-{WIRES[0].name}"}
+        async with httpx.AsyncClient(base_url=server.base_url) as http:
+            answer: dict[str, Any] = (await http.post("/", json=body, headers=headers)).json()
+        return answer
+
+    def send(text: str, task: str = task_id) -> dict[str, Any]:
+        message = {"role": "user", "parts": [{"type": "text", "text": text}]}
+        return {"id": task, "sessionId": session, "message": message}
+
+    asked = await call("alice", "tasks/send", send("ask me"))
+    assert asked["result"]["status"]["state"] == "input-required"
+    refused = {
+        "send": await call("bob", "tasks/send", send("an answer")),
+        "get": await call("bob", "tasks/get", {"id": task_id}),
+        "cancel": await call("bob", "tasks/cancel", {"id": task_id}),
+    }
+    joined = await call("bob", "tasks/send", send("let me in", f"t-{new_id()}"))
+    answered = await call("alice", "tasks/send", send("an answer"))
+
+    assert {name: answer["error"]["code"] for name, answer in refused.items()} == dict.fromkeys(
+        refused, -32001
+    )
+    assert joined["error"]["code"] == -32602
+    assert answered["result"]["status"]["state"] == "completed"

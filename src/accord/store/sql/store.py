@@ -212,9 +212,7 @@ class SqlTaskStore(TaskStore):
         committed.add_done_callback(lambda done: self._check_saved(task.id, done))
         return committed
 
-    def _task_save(
-        self, task: Task, seq: int, record: EventRecord | None, owner: str
-    ) -> TaskSave:
+    def _task_save(self, task: Task, seq: int, record: EventRecord | None, owner: str) -> TaskSave:
         """The rows a save writes, made now (the caller may change `task` next)."""
         now = datetime.now(UTC)
         event = event_values(record, now) if record is not None else None
