@@ -684,3 +684,14 @@ async def test_the_owner_is_stored_with_the_task_for_every_store_to_see(backend:
     assert found is not None and found.owner == "alice"
     listed = await second.list_tasks(TaskQuery(owner="alice"))
     assert ids(listed.tasks) == [task.id]
+
+
+async def test_a_context_is_forgotten_with_its_last_task(backend: Backend) -> None:
+    store = await backend.open(Retention(finished_task_ttl=timedelta(days=7), event_ttl=None))
+    await save_owned(store, make_task(context_id="done", state=TaskState.COMPLETED), "alice")
+    await save_owned(store, make_task(context_id="going", state=TaskState.WORKING), "alice")
+
+    await store.cleanup(datetime.now(UTC) + timedelta(days=8))
+
+    assert await store.context_owner("done") is None
+    assert await store.context_owner("going") == "alice"

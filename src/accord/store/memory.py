@@ -226,6 +226,8 @@ class InMemoryTaskStore(TaskStore):
                 self._runners.pop(task_id, None)
                 self._owners.pop(task_id, None)
                 tasks += 1
+            if tasks:
+                self._forget_empty_contexts()
         if self.retention.event_ttl is not None:
             cutoff = now - self.retention.event_ttl
             for log in self._events.values():
@@ -233,6 +235,15 @@ class InMemoryTaskStore(TaskStore):
                 events += len(log) - len(kept)
                 log[:] = kept
         return CleanupReport(tasks=tasks, events=events)
+
+    def _forget_empty_contexts(self) -> None:
+        contexts = {
+            entry.task.context_id if isinstance(entry, StoredTask) else entry[2]
+            for entry in self._tasks.values()
+        }
+        self._context_owners = {
+            context: owner for context, owner in self._context_owners.items() if context in contexts
+        }
 
     def __len__(self) -> int:
         return len(self._tasks)
