@@ -11,7 +11,7 @@ import pytest
 
 from accord import Agent
 from accord.auth import ApiKey, Security
-from accord.core import Principal
+from accord.core import ANONYMOUS, ANONYMOUS_OWNER, Principal
 from accord.grpc.generated.v1_0 import a2a_pb2 as pb10
 from accord.grpc.generated.v1_0 import a2a_pb2_grpc as rpc10
 from accord.samples import echo
@@ -102,3 +102,11 @@ async def test_a_caller_may_name_only_its_tenants(server: Server, policy: bool, 
     found = [await call(server, key, tenant) for key, tenant, *_ in CASES]
     allowed = [with_policy if policy else without for *_, without, with_policy in CASES]
     assert found == ["ok" if may else DENIED[call] for may in allowed]
+
+
+def test_only_the_anonymous_caller_owns_what_anonymous_callers_made() -> None:
+    assert ANONYMOUS.owner == ANONYMOUS_OWNER
+    assert Principal("anonymous", scheme="apiKey").owner == "anonymous"
+    assert Principal("ann", scheme="apiKey", tenant="acme").owner == "ann"
+    with pytest.raises(ValueError, match="non-empty id"):
+        Principal("", scheme="apiKey")

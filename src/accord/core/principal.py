@@ -23,6 +23,10 @@ class Principal:
     tenant: str | None = None
     claims: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        if not self.id:  # the empty owner is the anonymous caller's
+            raise ValueError("a principal needs a non-empty id")
+
     @property
     def authenticated(self) -> bool:
         return self.scheme is not None
