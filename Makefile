@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO_PORT ?= 8000
+JS_PEER := tests/js/node_modules/.package-lock.json
 
 .PHONY: install test lint typecheck pytest demo bench clean protos
 
@@ -22,8 +23,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(JS_PEER)
 	$(BIN)/pytest
+
+# The official JS SDK as a test peer (tests/test_interop_js_*.py); without node or npm the
+# tests skip, or fail under ACCORD_REQUIRE_SERVICES=1.
+$(JS_PEER): tests/js/package-lock.json
+	@if command -v npm >/dev/null; then npm ci --prefix tests/js --no-audit --no-fund; \
+	else echo "npm not found: the JS SDK interop tests will not run"; fi
 
 test: lint typecheck pytest
 
@@ -64,4 +71,4 @@ bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) tests/js/node_modules .mypy_cache .ruff_cache .pytest_cache
