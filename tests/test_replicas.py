@@ -396,6 +396,9 @@ async def test_a_task_made_on_one_replica_is_only_its_owners_on_another(
                 await bob_on_b.cancel_task(asked.id)
             with pytest.raises(TaskNotFound):
                 await bob_on_b.send("an answer", task_id=asked.id)
+            with pytest.raises(TaskNotFound):
+                async with bob_on_b.resubscribe(asked.id) as stream:
+                    await anext(aiter(stream))
         async with caller(b.url, "alice") as alice_on_b:
             found = await alice_on_b.get_task(asked.id)
             hers = await alice_on_b.list_tasks()
