@@ -10,6 +10,7 @@ import typer
 from accord.cli import chat as chat_session
 from accord.cli import serve as serving
 from accord.cli import storage
+from accord.cli import ui as web_ui
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.inputs import data_part, file_part
 from accord.cli.output import (
@@ -67,6 +68,8 @@ StoreUrl = Annotated[
         " (shared by replicas) or memory (gone when the server stops).",
     ),
 ]
+
+app.command()(web_ui.ui)
 
 db = typer.Typer(
     help="Manage the database of the task store.", no_args_is_help=True, add_completion=False

@@ -1,0 +1,1 @@
+"""The web UI (`accord ui`): conversations, tasks and their wire frames, agents, an inspector."""
