@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from accord.cli import chat as chat_session
+from accord.cli import demo as demo_launcher
 from accord.cli import serve as serving
 from accord.cli import storage
 from accord.cli import ui as web_ui
@@ -70,6 +71,7 @@ StoreUrl = Annotated[
 ]
 
 app.command()(web_ui.ui)
+app.command()(demo_launcher.demo)
 
 db = typer.Typer(
     help="Manage the database of the task store.", no_args_is_help=True, add_completion=False
