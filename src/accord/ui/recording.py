@@ -13,7 +13,8 @@ from contextvars import ContextVar
 import httpx
 
 WireSink = Callable[[str, str], None]
-"""Takes a frame's kind (`request`, `response`, `frame`) and its text."""
+"""Takes a frame's kind and its text: `request` (line, headers, body), `response` (status line,
+headers), then the body as one `body` or, for an event stream, each event as a `frame`."""
 
 CURRENT_SINK: ContextVar[WireSink | None] = ContextVar("accord_ui_wire_sink", default=None)
 
@@ -68,7 +69,7 @@ class _RecordedStream(httpx.AsyncByteStream):
                         self._sink("frame", _text(frame))
             yield chunk
         if self._buffer.strip():
-            self._sink("frame", _text(self._buffer))
+            self._sink("frame" if self._by_event else "body", _text(self._buffer))
         self._buffer = b""
 
     async def aclose(self) -> None:

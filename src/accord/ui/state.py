@@ -19,6 +19,8 @@ from accord.types import (
     StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
     TaskStatusUpdateEvent,
 )
 from accord.ui.cards import CardCheck
@@ -254,17 +256,9 @@ class UiState:
         task_id = event.id if isinstance(event, Task) else event.task_id
         view = self.tasks.get(task_id) if task_id is not None else None
         if view is None:
-            if not isinstance(event, Task):
-                self.record(
-                    turn,
-                    "note",
-                    "event before the task",
-                    "the agent sent an event for a task it never sent",
-                )
-                return
-            view = TaskView(event.model_copy(deep=True), conversation.agent_url, conversation.id)
-            self.tasks[event.id] = view
-        else:
+            view = TaskView(_task_of(event), conversation.agent_url, conversation.id)
+            self.tasks[view.task.id] = view
+        if view.task is not event:
             try:
                 apply_event(view.task, event)
             except A2AError as exc:
@@ -304,6 +298,18 @@ class UiState:
 
     def _publish_conversation(self, conversation: Conversation) -> None:
         self.hub.publish("conversation", conversation.to_json(self.turns))
+
+
+def _task_of(event: StreamEvent) -> Task:
+    """The task a stream's first event starts: the task itself, or (0.1 streams start with an
+    update) what the update tells of it."""
+    if isinstance(event, Task):
+        return event
+    return Task(
+        id=event.task_id or "",
+        context_id=event.context_id or "",
+        status=TaskStatus(state=TaskState.SUBMITTED),
+    )
 
 
 def _earlier(state: UiState, turn: Turn, artifact_id: str) -> bool:

@@ -154,20 +154,24 @@ function renderItem(conversation, item) {
   }
   const hasForm = item.status && item.status.message &&
     item.status.message.parts.some((p) => p.kind === "data" && p.data && p.data.type === "form");
-  if (waiting && !hasForm) bubble.append(renderReply(state, answer));
+  const needed = item.status && item.status.message &&
+    item.status.message.parts.find((p) => p.kind === "data" && p.data && typeof p.data.field === "string");
+  if (waiting && !hasForm) bubble.append(renderReply(state, answer, needed && needed.data.field));
   if (!item.done && !item.status && !item.message && !item.error) bubble.append(h("div", { class: "muted" }, "…"));
   if (item.error) bubble.append(h("div", { class: "error" }, item.error));
   return bubble;
 }
 
-function renderReply(state, answer) {
+function renderReply(state, answer, field) {
   const secret = state === "auth-required";
   const input = h("input", { class: "grow", name: "reply", type: secret ? "password" : "text",
     placeholder: secret ? "The credential it asks for" : "Your answer" });
   const form = h("form", { class: "answer row" }, input, h("button", { type: "submit" }, secret ? "Send credential" : "Answer"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (input.value.trim()) answer({ text: input.value });
+    if (!input.value.trim()) return;
+    // An agent naming the field it wants the credential in gets it as data, else as text.
+    answer(secret && field ? { text: "", data: { [field]: input.value } } : { text: input.value });
   });
   return form;
 }
