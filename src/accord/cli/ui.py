@@ -11,6 +11,7 @@ import uvicorn
 from accord.cli.errors import BadArgument, reports_errors
 
 AGENTS_VARIABLE = "ACCORD_UI_AGENTS"
+GRACEFUL_SECONDS = 2
 
 
 @reports_errors
@@ -38,4 +39,11 @@ def ui(
     urls = list(agents or ())
     urls += [u.strip() for u in os.environ.get(AGENTS_VARIABLE, "").split(",") if u.strip()]
     typer.echo(f"accord ui: open http://{host}:{port}/", err=True)
-    uvicorn.run(create_ui_app(urls), host=host, port=port, log_level=log_level, access_log=False)
+    uvicorn.run(
+        create_ui_app(urls),
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,  # open pages' event streams never end
+    )
