@@ -137,21 +137,20 @@ def test_expense_form_is_filled_corrected_and_submitted(stack: ExitStack, page: 
 def test_image_is_drawn_and_shown_inline(stack: ExitStack, page: Page) -> None:
     ui = serve_ui(stack, image.agent)
     start_conversation(page, ui, "three red circles and a gold star on a night sky")
-    pictures = turns(page).nth(0).locator("img.inline")
-    expect(pictures).to_have_count(2)  # inline bytes, and the agent's URL
-    for index in range(2):
-        picture = pictures.nth(index)
-        picture.scroll_into_view_if_needed()
-        page.wait_for_function(
-            "img => img.complete && img.naturalWidth > 0", arg=picture.element_handle()
-        )
-    sources = [pictures.nth(i).get_attribute("src") or "" for i in range(2)]
-    assert sources[0].startswith("data:image/png;base64,")
-    assert sources[1].startswith("http://127.0.0.1:") and sources[1].endswith(".png")
-    download = turns(page).nth(0).locator("a.download").first
+    turn = turns(page).nth(0)
+    picture = turn.locator("img.inline")
+    expect(picture).to_have_count(1)  # the inline copy; the URL one is linked, not repeated
+    page.wait_for_function(
+        "img => img.complete && img.naturalWidth > 0", arg=picture.element_handle()
+    )
+    assert (picture.get_attribute("src") or "").startswith("data:image/png;base64,")
+    served = turn.locator("a.file-url").get_attribute("href") or ""
+    assert served.startswith("http://127.0.0.1:") and served.endswith(".png")
+    fetched = page.request.get(served)
+    assert fetched.ok and fetched.body().startswith(b"\x89PNG")
     with page.expect_download() as saved:
-        download.click()
-    assert Path(saved.value.path()).read_bytes().startswith(b"\x89PNG")
+        turn.locator("a.download").click()
+    assert Path(saved.value.path()).read_bytes() == fetched.body()  # the same picture
 
 
 def test_coder_files_stream_in_as_they_are_written(stack: ExitStack, page: Page) -> None:

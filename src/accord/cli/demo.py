@@ -70,8 +70,11 @@ def demo(
         with_host = False
     state_dir.mkdir(parents=True, exist_ok=True)
     ports = _ports(first_port, 1 + len(SAMPLES))
+    for taken in [p for p in (port, *ports) if p and not _is_free(p)]:
+        fail(f"accord demo: port {taken} is in use (choose others with --port and --first-port)")
     services: list[Service] = []
-    previous = signal.signal(signal.SIGTERM, _stop)
+    # Ctrl-C and SIGTERM both stop everything (SIGINT too when started with it ignored).
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         for name, agent_port in zip(SAMPLES, ports[1:], strict=True):
             target = f"accord.samples.{name}:agent"
@@ -95,11 +98,12 @@ def demo(
         _wait_until_up(ui, "/api/state")
         _announce(services, ui.url, state_dir)
         _watch(services)
-    except (Stop, KeyboardInterrupt):
+    except Stop:
         typer.echo("\naccord demo: stopping…")
     finally:
         _stop_all(services)
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _serve(
@@ -174,6 +178,15 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 def _ports(first: int, count: int) -> list[int]:
     return [_free_port() for _ in range(count)] if first == 0 else list(range(first, first + count))
+
+
+def _is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 def _free_port() -> int:

@@ -79,7 +79,17 @@ function renderArtifact(artifact) {
     box.append(h("pre", { class: "file-text" }, text),
       h("a", { href, download: name.split("/").pop(), class: "download" }, `Download ${name}`));
   } else {
-    box.append(...renderParts(parts, {}));
+    // The same file twice (inline bytes and a URL, as the image sample sends): shown once.
+    const shown = new Set();
+    for (const part of parts) {
+      const name = part.kind === "file" && part.file.name;
+      if (name && shown.has(name) && part.file.uri) {
+        box.append(h("div", { class: "muted" }, "also at ", h("a", { href: part.file.uri, class: "file-url" }, part.file.uri)));
+      } else {
+        box.append(renderPart(part, {}));
+      }
+      if (name) shown.add(name);
+    }
   }
   return box;
 }
