@@ -95,6 +95,12 @@ ERRORS: dict[str, tuple[int, int, str]] = {
 BY_CODE = {code: reason for reason, (code, _, _) in ERRORS.items()}
 
 
+def sdk_type_name(reason: str) -> str:
+    """The name 0.3 clients know an error by (the official Python SDK's class name):
+    TASK_NOT_FOUND is TaskNotFoundError."""
+    return "".join(word.capitalize() for word in reason.split("_")) + "Error"
+
+
 def proto_state(wire_state: str) -> str:
     """A proto state name (TASK_STATE_INPUT_REQUIRED, 0.3's CANCELLED) in the 0.3 JSON spelling."""
     name = wire_state.removeprefix("TASK_STATE_").lower().replace("_", "-")

@@ -23,6 +23,7 @@ from accord.cli.errors import fail, reports_errors
 SAMPLES = ("currency", "expense", "image", "movies", "coder")
 HOST_TARGET = "accord.host:agent"
 HOST_AGENTS_VARIABLE = "ACCORD_HOST_AGENTS"
+HOST_REGISTRY_VARIABLE = "ACCORD_HOST_REGISTRY"
 STATE_DIR = Path(".accord") / "demo"
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
@@ -84,7 +85,10 @@ def demo(
             _wait_until_up(service, "/.well-known/agent-card.json")
         agent_urls = list(sample_urls)
         if with_host:
-            env = {HOST_AGENTS_VARIABLE: ",".join(sample_urls)}
+            env = {
+                HOST_AGENTS_VARIABLE: ",".join(sample_urls),
+                HOST_REGISTRY_VARIABLE: str(state_dir / "host-agents.json"),
+            }
             host = _serve("host", HOST_TARGET, ports[0], state_dir, env)
             services.append(host)
             _wait_until_up(host, "/.well-known/agent-card.json")

@@ -84,7 +84,7 @@ class GrpcBinding:
                 assert reply.body is not None
                 return response(reply.body)
             except Exception as exc:
-                await _abort(context, exc)
+                await _abort(context, exc, spec)
 
         async def stream(
             request: ProtoMessage, context: grpc.aio.ServicerContext
@@ -98,7 +98,7 @@ class GrpcBinding:
                         raise record.error
                     yield response(method.encode(record))
             except Exception as exc:
-                await _abort(context, exc)
+                await _abort(context, exc, spec)
             finally:
                 if records is not None:
                     await close_stream(records)
@@ -136,8 +136,9 @@ def grpc_status(error: A2AError) -> grpc.StatusCode:
     return grpc.StatusCode[http_status(error)[1]]
 
 
-async def _abort(context: grpc.aio.ServicerContext, exc: Exception) -> None:
-    """End the call with `exc` as a gRPC status, its google.rpc.Status in the trailers."""
+async def _abort(context: grpc.aio.ServicerContext, exc: Exception, spec: GrpcService) -> None:
+    """End the call with `exc` as a gRPC status (its message as `spec`'s version writes it),
+    its google.rpc.Status in the trailers."""
     if isinstance(exc, grpc.aio.AbortError):
         raise exc
     if isinstance(exc, A2AError):
@@ -151,7 +152,9 @@ async def _abort(context: grpc.aio.ServicerContext, exc: Exception) -> None:
         status_pb2.Status(),
     )
     await context.abort(
-        code, error.message, trailing_metadata=((_STATUS_DETAILS, status.SerializeToString()),)
+        code,
+        spec.status_message(error),
+        trailing_metadata=((_STATUS_DETAILS, status.SerializeToString()),),
     )
 
 

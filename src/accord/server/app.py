@@ -18,6 +18,7 @@ from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCar
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
+from accord.server.paths import CollapseSlashes
 from accord.server.pipeline import Authenticator, Hook, RequestPipeline
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
@@ -113,7 +114,7 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         exception_handlers=HTTP_ERROR_HANDLERS,
-        middleware=[Middleware(JsonRpcShortcut, binding=rpc)],
+        middleware=[Middleware(CollapseSlashes), Middleware(JsonRpcShortcut, binding=rpc)],
     )
     app.state.runtime = runtime
     app.state.service = service

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from accord.types import AgentCard, AgentInterface, TransportProtocol
 
 JSONRPC = TransportProtocol.JSONRPC.value
+HTTP_JSON = TransportProtocol.HTTP_JSON.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +23,14 @@ class ServedInterface:
     port: int | None = None
 
     def at(self, base_url: str) -> AgentInterface:
-        """This interface of the server whose base URL is `base_url`."""
+        """This interface of the server whose base URL is `base_url`.
+
+        An HTTP+JSON URL never ends in `/`: clients append the route (`/message:send`) to it.
+        """
         path = self.path.strip("/")
         url = base_url.rstrip("/") + "/" + path if path else base_url
+        if self.binding == HTTP_JSON:
+            url = url.rstrip("/")
         if self.port is not None:
             host = urlsplit(base_url).hostname or "localhost"
             url = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"

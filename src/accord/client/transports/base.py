@@ -86,7 +86,7 @@ def decoded(decode: Callable[[Any], R], value: Any) -> R:
 
 def is_event_stream(response: httpx.Response) -> bool:
     content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
-    return response.status_code == 200 and content_type == EVENT_STREAM
+    return response.is_success and content_type == EVENT_STREAM
 
 
 def json_body(content: bytes) -> Any:

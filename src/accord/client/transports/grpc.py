@@ -14,6 +14,7 @@ from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, 
 from accord.client.transports.base import IdentifiedEvents, Transport, decoded
 from accord.codecs import ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
+from accord.codecs.error_names import error_from_typed_message
 from accord.codecs.rest import error_from_status
 from accord.errors import (
     A2AClientError,
@@ -119,10 +120,13 @@ class GrpcTransport(Transport):
         for key, value in exc.trailing_metadata() or ():
             if key == STATUS_DETAILS and isinstance(value, bytes):
                 status = json_format.MessageToDict(status_pb2.Status.FromString(value))
-                body = {**status, "message": message, "status": code.name}
+                body = {"message": message, **status, "status": code.name}
                 error = error_from_status({"error": body})
                 if error is not None:
                     return error
+        typed = error_from_typed_message(message)  # how 0.3 servers name the error's type
+        if typed is not None:
+            return typed
         if code in _BY_CODE:
             return _BY_CODE[code](message)
         if code is grpc.StatusCode.UNAVAILABLE:
