@@ -385,18 +385,19 @@ def test_inspector_explains_an_address_with_no_agent(stack: ExitStack, page: Pag
 
 @pytest.mark.skipif(
     importlib.util.find_spec("accord.host") is None,
-    reason="accord.host (the multi-agent host) is not in this build yet",
+    reason="accord.host (the multi-agent host) is not in this build",
 )
-def test_host_answers_with_two_agents(
-    stack: ExitStack, page: Page, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from accord.host import agent as host_agent  # type: ignore[import-not-found,unused-ignore]
+def test_host_answers_with_two_agents(stack: ExitStack, page: Page, tmp_path: Path) -> None:
+    from accord.host import host_agent
 
     samples = [stack.enter_context(serve_app(create_app(a))) for a in (currency.agent, image.agent)]
-    monkeypatch.setenv("ACCORD_HOST_AGENTS", ",".join(samples))
-    ui = serve_ui(stack, host_agent)
+    ui = serve_ui(stack, host_agent(registry=tmp_path / "agents.json", agents=samples))
+    page.goto(ui + "/agents")
+    expect(page.locator("[data-agent] h2", has_text="Delegates to")).to_have_count(1)
     start_conversation(page, ui, "convert 100 USD to EUR and draw three red circles")
     turn = turns(page).nth(0)
     expect(turn.locator("[data-state]")).to_have_text("completed", timeout=30_000)
-    expect(turn).to_contain_text("EUR")
-    expect(turn.locator("img.inline").first).to_be_visible()
+    expect(turn).to_contain_text("Currency: 100.00 USD = ")
+    names = turn.locator(".artifact .name").all_inner_texts()
+    assert [name.split(":")[0] for name in names] == ["Currency", "Image"], names
+    expect(turn.locator("[data-artifact^='Image:'] img.inline")).to_be_visible()
