@@ -401,3 +401,26 @@ def test_host_answers_with_two_agents(stack: ExitStack, page: Page, tmp_path: Pa
     names = turn.locator(".artifact .name").all_inner_texts()
     assert [name.split(":")[0] for name in names] == ["Currency", "Image"], names
     expect(turn.locator("[data-artifact^='Image:'] img.inline")).to_be_visible()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("accord.host") is None,
+    reason="accord.host (the multi-agent host) is not in this build",
+)
+def test_host_relays_a_form_filled_in_place(stack: ExitStack, page: Page, tmp_path: Path) -> None:
+    from accord.host import host_agent
+
+    remote = stack.enter_context(serve_app(create_app(expense.agent)))
+    ui = serve_ui(stack, host_agent(registry=tmp_path / "agents.json", agents=[remote]))
+    start_conversation(page, ui, "please reimburse my taxi, 42.50 EUR on 2025-03-14")
+    expect(turns(page).nth(0)).to_contain_text("Expense asks: Please check and complete this form.")
+    form = page.locator("form.a2a-form:has(button)")
+    form.locator("[name=date]").fill("2999-01-01")
+    form.locator("button").click()
+    error = page.locator("form.a2a-form:has(button) .field-error[data-field=date]")
+    expect(error).to_have_text("Date must not be in the future")
+    page.locator("form.a2a-form:has(button) [name=date]").fill("2025-03-14")
+    page.locator("form.a2a-form:has(button) button").click()
+    done = turns(page).nth(2)
+    expect(done.locator("[data-state]")).to_have_text("completed")
+    expect(done).to_contain_text("approved: 42.50 EUR")
