@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+import accord
 from accord import Agent, create_app
 from accord.samples import coder, currency, echo, expense, image, vault
+from accord.types import FilePart, FileWithUri, Part
 from accord.ui import create_ui_app
 from live_server import serve_app
 from sample_servers import closed_port_url
@@ -192,6 +194,23 @@ def test_vault_credential_is_sent_in_place(stack: ExitStack, page: Page) -> None
     secret.fill("open sesame")
     first.locator("form.answer button").click()
     expect(turns(page).nth(1).locator("[data-state]")).to_have_text("completed")
+
+
+@accord.agent(name="Links", description="Answers with files by URL, one of them a script.")
+async def linking_agent(context: accord.RequestContext) -> AsyncIterator[Part]:
+    yield FilePart(file=FileWithUri(uri="javascript:alert(document.domain)", name="run.txt"))
+    yield FilePart(file=FileWithUri(uri="https://example.org/notes.txt", name="notes.txt"))
+
+
+def test_links_an_agent_sends_cannot_run_script(stack: ExitStack, page: Page) -> None:
+    ui = serve_ui(stack, linking_agent)
+    start_conversation(page, ui, "links please")
+    links = turns(page).nth(0).locator("a.download")
+    expect(links).to_have_count(2)
+    assert [links.nth(i).get_attribute("href") for i in (0, 1)] == [
+        "#",
+        "https://example.org/notes.txt",
+    ]
 
 
 def test_task_list_and_a_task_timeline_with_the_raw_frames(stack: ExitStack, page: Page) -> None:

@@ -35,6 +35,8 @@ async function api(method, path, body) {
   return data;
 }
 
+// Links and images from agents: web and inline data only (never `javascript:`).
+const safeUrl = (url) => (/^(https?:|data:)/i.test(String(url)) ? url : "#");
 const agentName = (url) => (S.agents[url] && S.agents[url].name) || url;
 const stateBadge = (state) => h("span", { class: `state ${state}`, "data-state": state }, state);
 const time = (seconds) => new Date(seconds * 1000).toLocaleTimeString();
@@ -59,7 +61,7 @@ function renderPart(part, ctx) {
 
 function renderFile(file) {
   const mime = file.mimeType || "application/octet-stream";
-  const href = file.bytes ? `data:${mime};base64,${file.bytes}` : file.uri;
+  const href = file.bytes ? `data:${mime};base64,${file.bytes}` : safeUrl(file.uri);
   const name = file.name || "file";
   const link = h("a", { href, download: name, class: "download" }, `Download ${name}`);
   if (mime.startsWith("image/")) {
@@ -84,7 +86,7 @@ function renderArtifact(artifact) {
     for (const part of parts) {
       const name = part.kind === "file" && part.file.name;
       if (name && shown.has(name) && part.file.uri) {
-        box.append(h("div", { class: "muted" }, "also at ", h("a", { href: part.file.uri, class: "file-url" }, part.file.uri)));
+        box.append(h("div", { class: "muted" }, "also at ", h("a", { href: safeUrl(part.file.uri), class: "file-url" }, part.file.uri)));
       } else {
         box.append(renderPart(part, {}));
       }
