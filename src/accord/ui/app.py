@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
 
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
@@ -19,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 from accord.client.interfaces import card_interfaces, interface_key
 from accord.client.transports import TRANSPORTS
 from accord.codecs.card_v1_0 import card_from_v1
+from accord.errors import A2AError
 from accord.types import AgentCard
 from accord.ui.agents import AgentRefused, load_agent, refresh_hosts, register_with_host
 from accord.ui.state import UiState
@@ -188,7 +190,7 @@ def _interfaces(card: dict[str, Any]) -> list[dict[str, Any]]:
     """The card's interfaces, each saying whether accord speaks it; 0.1 over JSON-RPC added."""
     try:
         parsed = card_from_v1(card) if "url" not in card else AgentCard.model_validate(card)
-    except Exception:  # an invalid card: the checks say why; nothing to talk to
+    except (ValidationError, A2AError):  # an invalid card: the checks say why
         return []
     found = []
     for interface in card_interfaces(parsed):
