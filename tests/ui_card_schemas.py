@@ -1,22 +1,21 @@
 """Builds the agent card schemas the UI ships from the specification's JSON schemas.
 
-`python tests/ui_card_schemas.py` rewrites src/accord/ui/schemas/; tests/test_ui_cards.py
-checks the shipped files are what this builds. Each file is the `AgentCard` definition with
-the definitions it refers to; the 1.0 file also says which fields the 1.0 proto marks
-REQUIRED (its generated JSON schema has no `required` lists).
+`python tests/ui_card_schemas.py` (with `A2A_SPEC_DIR` if the spec is elsewhere) rewrites
+src/accord/ui/schemas/; tests/test_ui_cards.py checks the shipped files are what this builds.
+Each file is the `AgentCard` definition with the definitions it refers to; the 1.0 file also
+says which fields the 1.0 proto marks REQUIRED (its generated JSON schema has no `required`
+lists).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-SPEC_DIR = Path(
-    os.environ.get("ACCORD_SPEC_DIR") or Path(__file__).resolve().parents[2] / "shared" / "spec"
-)
+from spec_files import SPEC_DIR
+
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "accord" / "ui" / "schemas"
 SOURCES = {
     "0.2": "a2a-v0.2.5.json",
