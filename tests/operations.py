@@ -43,6 +43,9 @@ from wire_facts import (
 )
 
 Events = AbstractAsyncContextManager["EventStream"]
+HTTP_STATUS_OF_REFUSALS = (200, 401, 403, 429)
+"""JSON-RPC answers 200 to every error but authentication's (401), authorization's (403) and
+a limit's (429)."""
 ReadEvent = Callable[[Json, int | None], EventFacts]
 
 
@@ -388,7 +391,7 @@ class JsonRpcTransport(Wire):
     async def call(self, method: str, fields: Any, *, version: str | None = None) -> Any:
         body = json.dumps(request(method, fields))
         response = await self.http.post("/", content=body, headers=self._headers(version))
-        assert response.status_code == 200, response.text
+        assert response.status_code in HTTP_STATUS_OF_REFUSALS, response.text
         assert response.headers["content-type"].startswith("application/json")
         assert version is not None or response.headers["a2a-version"] == self.version
         answer: Json = response.json()
@@ -405,7 +408,7 @@ class JsonRpcTransport(Wire):
         body = json.dumps(request(method, fields))
         headers = self._headers(**_replay_from(last_event_id))
         async with self.http.stream("POST", "/", content=body, headers=headers) as response:
-            assert response.status_code == 200
+            assert response.status_code in HTTP_STATUS_OF_REFUSALS
             if not response.headers["content-type"].startswith("text/event-stream"):
                 await response.aread()
                 raise self._refused(response.json()["error"])
@@ -512,6 +515,9 @@ class GrpcTransport(Wire):
     pb: ClassVar[ModuleType]
     stubs: ClassVar[ModuleType]
 
+    metadata: tuple[tuple[str, str], ...] = ()
+    """Sent with every call (credentials)."""
+
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self.stub = self.stubs.A2AServiceStub(channel)
         self.methods = self.pb.DESCRIPTOR.services_by_name["A2AService"].methods_by_name
@@ -520,7 +526,7 @@ class GrpcTransport(Wire):
         request_type = message_factory.GetMessageClass(self.methods[method].input_type)
         message = json_format.ParseDict(fields or {}, request_type())
         metadata = (("a2a-version", version),) if version else ()
-        return getattr(self.stub, method)(message, metadata=metadata)
+        return getattr(self.stub, method)(message, metadata=metadata + self.metadata)
 
     def _refused(self, error: grpc.aio.AioRpcError) -> Refused:
         """A status with a google.rpc.Status in the trailers; in 0.3 its message says the
@@ -639,11 +645,17 @@ class Server:
 
 
 @asynccontextmanager
-async def connect_wire(kind: type[Wire], server: Server) -> AsyncIterator[Wire]:
-    """A `kind` wire to `server`."""
+async def connect_wire(
+    kind: type[Wire], server: Server, headers: dict[str, str] | None = None
+) -> AsyncIterator[Wire]:
+    """A `kind` wire to `server`, sending `headers` (gRPC: metadata) with every request."""
     if issubclass(kind, GrpcTransport):
         async with grpc.aio.insecure_channel(server.grpc_target) as channel:
-            yield kind(channel)
+            wire = kind(channel)
+            wire.metadata = tuple((k.lower(), v) for k, v in (headers or {}).items())
+            yield wire
         return
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=SAFETY_TIMEOUT) as http:
+    async with httpx.AsyncClient(
+        base_url=server.base_url, timeout=SAFETY_TIMEOUT, headers=headers
+    ) as http:
         yield kind(http)  # type: ignore[call-arg]

@@ -124,10 +124,16 @@ def interface(request: pytest.FixtureRequest) -> tuple[str, str]:
 
 @asynccontextmanager
 async def official_client(
-    base_url: str, interface: tuple[str, str], *, streaming: bool = True, **config: Any
+    base_url: str,
+    interface: tuple[str, str],
+    *,
+    streaming: bool = True,
+    interceptors: list[Any] | None = None,
+    **config: Any,
 ) -> AsyncIterator[Client]:
     """The official client for accord's real card, narrowed to the one interface under test
-    (the SDK prefers 1.0 whenever the card offers it); `config` goes to its ClientConfig."""
+    (the SDK prefers 1.0 whenever the card offers it); `config` goes to its ClientConfig,
+    `interceptors` (credentials) to the client."""
     binding, version = interface
     async with httpx.AsyncClient() as http:
         card = await A2ACardResolver(http, base_url).get_agent_card()
@@ -142,7 +148,7 @@ async def official_client(
     if binding == "GRPC":
         config.setdefault("grpc_channel_factory", grpc.aio.insecure_channel)
     options = ClientConfig(streaming=streaming, supported_protocol_bindings=[binding], **config)
-    client = await create_client(card, options)
+    client = await create_client(card, options, interceptors=interceptors)
     try:
         yield client
     finally:

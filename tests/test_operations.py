@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 import pytest
@@ -51,9 +52,10 @@ def bare_server() -> Iterator[Server]:
 
 
 @contextmanager
-def serve(agent: Agent) -> Iterator[Server]:
-    """Serve `agent` on loopback HTTP and gRPC; the gRPC target is read from its public card."""
-    with served(create_app(agent, grpc_port=0)) as base_url:
+def serve(agent: Agent, **options: Any) -> Iterator[Server]:
+    """Serve `agent` on loopback HTTP and gRPC (`options` go to create_app); the gRPC target
+    is read from its public card."""
+    with served(create_app(agent, grpc_port=0, **options)) as base_url:
         card = httpx.get(f"{base_url}/.well-known/agent-card.json").json()
         interfaces = card["supportedInterfaces"]
         (target,) = {i["url"] for i in interfaces if i["protocolBinding"] == "GRPC"}

@@ -50,13 +50,14 @@ class Service:
 
 @reports_errors
 def demo(
-    port: Annotated[int, typer.Option(help="The UI's port (the one URL to open).")] = 8080,
+    port: Annotated[int, typer.Option(help="The UI's port (the one URL to open).")] = 8000,
     first_port: Annotated[
         int,
         typer.Option(
-            help="The host's port; the samples take the next five. 0: any free ports.",
+            help="The first sample's port; the other samples and the host take the next five."
+            " 0: any free ports.",
         ),
-    ] = 8000,
+    ] = 8001,
     no_host: Annotated[
         bool, typer.Option("--no-host", help="Start the samples and the UI, no host.")
     ] = False,
@@ -77,7 +78,7 @@ def demo(
     # Ctrl-C and SIGTERM both stop everything (SIGINT too when started with it ignored).
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        for name, agent_port in zip(SAMPLES, ports[1:], strict=True):
+        for name, agent_port in zip(SAMPLES, ports, strict=False):
             target = f"accord.samples.{name}:agent"
             services.append(_serve(name, target, agent_port, state_dir))
         sample_urls = [service.url for service in services]
@@ -89,7 +90,7 @@ def demo(
                 HOST_AGENTS_VARIABLE: ",".join(sample_urls),
                 HOST_REGISTRY_VARIABLE: str(state_dir / "host-agents.json"),
             }
-            host = _serve("host", HOST_TARGET, ports[0], state_dir, env)
+            host = _serve("host", HOST_TARGET, ports[len(SAMPLES)], state_dir, env)
             services.append(host)
             _wait_until_up(host, "/.well-known/agent-card.json")
             agent_urls.insert(0, host.url)

@@ -38,7 +38,7 @@ def ui(
         ) from None
     urls = list(agents or ())
     urls += [u.strip() for u in os.environ.get(AGENTS_VARIABLE, "").split(",") if u.strip()]
-    typer.echo(f"accord ui: open http://{host}:{port}/", err=True)
+    typer.echo(f"accord ui: serving the web UI at http://{host}:{port}/", err=True)
     uvicorn.run(
         create_ui_app(urls),
         host=host,

@@ -88,6 +88,7 @@ _STATUS: dict[int, tuple[int, str]] = {
     -32040: (401, "UNAUTHENTICATED"),  # Unauthenticated (accord's)
     -32041: (403, "PERMISSION_DENIED"),  # PermissionDenied (accord's)
     -32042: (429, "RESOURCE_EXHAUSTED"),  # RateLimited (accord's)
+    -32043: (504, "DEADLINE_EXCEEDED"),  # RequestTimedOut (accord's)
 }
 
 

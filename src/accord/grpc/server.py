@@ -16,11 +16,12 @@ from starlette.datastructures import Headers
 
 from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
-from accord.core import Inbound
+from accord.core import ClientCertificate, Inbound
 from accord.core.records import EventRecord, close_stream
-from accord.errors import A2AError, InternalError
+from accord.errors import A2AError, InternalError, Unauthenticated
 from accord.grpc.services import GRPC_SERVICES, GrpcService
 from accord.server.pipeline import Reply, RequestPipeline, Target
+from accord.server.tls import TlsFiles, parsed_certificate
 
 log = logging.getLogger("accord.server")
 
@@ -63,7 +64,12 @@ class GrpcBinding:
             metadata = _metadata(context)
             fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
             inbound = Inbound(
-                "GRPC", name, metadata, peer=_peer(context), tenant=fields.get("tenant") or None
+                "GRPC",
+                name,
+                metadata,
+                peer=_peer(context),
+                certificate=_certificate(context),
+                tenant=fields.get("tenant") or None,
             )
             reply = await self.pipeline.run(inbound, target, fields, base_url=self.base_url)
             await context.send_initial_metadata(
@@ -122,6 +128,12 @@ def _peer(context: grpc.aio.ServicerContext) -> str | None:
     return peer.partition(":")[2] if peer and peer.startswith(("ipv4:", "ipv6:")) else peer
 
 
+def _certificate(context: grpc.aio.ServicerContext) -> ClientCertificate | None:
+    """The client certificate the TLS handshake verified (mutual TLS), if any."""
+    pems = context.auth_context().get("x509_pem_cert")
+    return parsed_certificate(pems[0]) if pems else None
+
+
 def _metadata(context: grpc.aio.ServicerContext) -> Headers:
     """The request's text metadata, case-insensitive; repeated keys joined by commas."""
     joined: dict[str, str] = {}
@@ -151,18 +163,27 @@ async def _abort(context: grpc.aio.ServicerContext, exc: Exception, spec: GrpcSe
         {"code": code.value[0], "message": error.message, "details": error_details(error)},
         status_pb2.Status(),
     )
-    await context.abort(
-        code,
-        spec.status_message(error),
-        trailing_metadata=((_STATUS_DETAILS, status.SerializeToString()),),
-    )
+    trailers: tuple[tuple[str, str | bytes], ...] = ((_STATUS_DETAILS, status.SerializeToString()),)
+    if isinstance(error, Unauthenticated) and error.challenges:  # what HTTP's header would say
+        trailers += (("www-authenticate", ", ".join(error.challenges)),)
+    await context.abort(code, spec.status_message(error), trailing_metadata=trailers)
 
 
-async def start_server(binding: GrpcBinding, host: str, port: int) -> tuple[grpc.aio.Server, int]:
+async def start_server(
+    binding: GrpcBinding, host: str, port: int, tls: TlsFiles | None = None
+) -> tuple[grpc.aio.Server, int]:
     """A started grpc.aio server answering `binding` on `host:port` (0: any free port), and
-    the port it listens on."""
+    the port it listens on. With `tls` the port speaks TLS; with its `client_ca`, clients
+    must present a certificate it verifies (gRPC cannot leave that optional)."""
     server = grpc.aio.server()
     server.add_generic_rpc_handlers(binding.handlers())
-    bound = server.add_insecure_port(f"{host}:{port}")
+    if tls is None:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    else:
+        chain, key, client_ca = tls.pem()
+        credentials = grpc.ssl_server_credentials(
+            [(key, chain)], root_certificates=client_ca, require_client_auth=client_ca is not None
+        )
+        bound = server.add_secure_port(f"{host}:{port}", credentials)
     await server.start()
     return server, bound

@@ -332,6 +332,16 @@ class TaskRuntime:
         run = self._runs.get(task_id)
         return run is not None and run.worker is not None and not run.worker.done()
 
+    def running_for(self, principal_id: str) -> int:
+        """How many executors of this replica work on messages `principal_id` sent."""
+        return sum(
+            1
+            for run in self._runs.values()
+            if run.worker is not None
+            and not run.worker.done()
+            and run.context.principal.id == principal_id
+        )
+
     def _detached_run(self, stored: StoredTask) -> _Run:
         """A run with no executor behind it, to change a task no live run holds."""
         task = stored.task

@@ -1,4 +1,4 @@
-"""Ticker: streams `tick 1` … `tick N` as chunks of one artifact, one every 100 ms.
+"""Ticker: streams `tick 1` … `tick N` as lines of one artifact, one every 100 ms.
 
 The message text is N (default 10). Used to watch streaming, replay and recovery at work;
 `restartable_agent` is the same agent declared safe to run again after a crash.
@@ -17,7 +17,7 @@ async def ticks(context: accord.RequestContext) -> AsyncIterator[str]:
     count = int(text) if text.isdigit() else 10
     for tick in range(1, count + 1):
         await asyncio.sleep(INTERVAL)
-        yield f"tick {tick}"
+        yield f"tick {tick}\n"
 
 
 agent = accord.agent(

@@ -44,6 +44,7 @@ from accord.server.http_request import (
 )
 from accord.server.pipeline import RequestPipeline, Target
 from accord.server.sse import record_frames, sse_event, sse_response
+from accord.server.tls import client_certificate
 from accord.types import JsonRpcId
 
 log = logging.getLogger("accord.server")
@@ -87,7 +88,12 @@ class JsonRpcBinding:
             method_name = _method(call)
             codec, target = self._target(method_name, named_version(headers, query), codec)
             inbound = Inbound(
-                "JSONRPC", method_name, headers, query, peer=peer_address(request.scope)
+                "JSONRPC",
+                method_name,
+                headers,
+                query,
+                peer=peer_address(request.scope),
+                certificate=client_certificate(request.scope),
             )
             reply = await self.pipeline.run(
                 inbound,

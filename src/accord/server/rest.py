@@ -47,6 +47,7 @@ from accord.server.http_request import (
 )
 from accord.server.pipeline import RequestPipeline, Target
 from accord.server.sse import record_frames, sse_event, sse_response
+from accord.server.tls import client_certificate
 
 log = logging.getLogger("accord.server")
 
@@ -154,6 +155,7 @@ class RestBinding:
                 request.headers,
                 request.query_params,
                 peer=peer_address(request.scope),
+                certificate=client_certificate(request.scope),
                 tenant=tenant or _tenant_field(fields),
             )
             streaming = route.method.streaming

@@ -11,6 +11,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
 from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, BadRequest in Any)
 
+from accord.client.card_auth import CardAuth
 from accord.client.transports.base import IdentifiedEvents, Transport, decoded
 from accord.codecs import ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
@@ -65,8 +66,13 @@ class GrpcTransport(Transport):
         super().__init__(http, interface, codec, headers)
         self._service = grpc_service(codec.version)
         self.target, tls = channel_target(interface.url)
+        # The Client's credentials (its httpx auth) go as metadata, its certificate in TLS.
+        self._auth = http.auth if isinstance(http.auth, CardAuth) else None
         self._channel = (
-            grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials())
+            grpc.aio.secure_channel(
+                self.target,
+                grpc.ssl_channel_credentials(*(self._auth.grpc_tls() if self._auth else ())),
+            )
             if tls
             else grpc.aio.insecure_channel(self.target)
         )
@@ -76,10 +82,19 @@ class GrpcTransport(Transport):
 
     async def call(self, call: ClientCall[P, R], params: P) -> R:
         request = self._request(call, params)
+        rpc = getattr(self._stub, call.name)
         try:
-            response = await getattr(self._stub, call.name)(
-                request, metadata=self._metadata, timeout=self._timeout
-            )
+            try:
+                response = await rpc(
+                    request, metadata=await self._call_metadata(), timeout=self._timeout
+                )
+            except grpc.aio.AioRpcError as exc:
+                # A refused cached token is fetched again once, as over HTTP (CardAuth).
+                if exc.code() is not grpc.StatusCode.UNAUTHENTICATED or not self._renewed():
+                    raise
+                response = await rpc(
+                    request, metadata=await self._call_metadata(), timeout=self._timeout
+                )
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, call.name) from None
         return decoded(call.decode, json_format.MessageToDict(response))
@@ -90,7 +105,7 @@ class GrpcTransport(Transport):
         if last_event_id is not None:
             raise A2AClientError("a gRPC stream cannot be resumed from an event id")
         responses = getattr(self._stub, call.name)(
-            self._request(call, params), metadata=self._metadata
+            self._request(call, params), metadata=await self._call_metadata()
         )
         try:
             async for response in responses:
@@ -102,6 +117,12 @@ class GrpcTransport(Transport):
 
     async def aclose(self) -> None:
         await self._channel.close()
+
+    def _renewed(self) -> bool:
+        return self._auth is not None and self._auth.renew()
+
+    async def _call_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata + (await self._auth.metadata() if self._auth else ())
 
     def _request(self, call: ClientCall[P, Any], params: P) -> ProtoMessage:
         fields = call.encode(params) or {}

@@ -14,6 +14,7 @@ from accord.client.transports.base import (
     JSON,
     IdentifiedEvents,
     Transport,
+    auth_refusal,
     decoded,
     event_document,
     event_id,
@@ -96,6 +97,9 @@ def _error(response: httpx.Response, verb: str, url: str) -> Exception:
     error = error_from_body(json_body(response.content), response.status_code)
     if error is not None:
         return error
+    refused = auth_refusal(response, f"{verb} {url}")
+    if refused is not None:
+        return refused
     return A2AClientError(
         f"{verb} {url} answered HTTP {response.status_code} without an A2A error",
         status_code=response.status_code,
