@@ -50,10 +50,13 @@ class Service:
 
 @reports_errors
 def demo(
-    port: Annotated[int, typer.Option(help="The UI's port (the one URL to open).")] = 8000,
+    port: Annotated[
+        int, typer.Option(metavar="PORT", help="The UI's port (the one URL to open).")
+    ] = 8000,
     first_port: Annotated[
         int,
         typer.Option(
+            metavar="PORT",
             help="The first sample's port; the other samples and the host take the next five."
             " 0: any free ports.",
         ),
@@ -62,10 +65,14 @@ def demo(
         bool, typer.Option("--no-host", help="Start the samples and the UI, no host.")
     ] = False,
     state_dir: Annotated[
-        Path, typer.Option(help="Where the stores (one SQLite file each) and logs go.")
+        Path,
+        typer.Option(metavar="DIR", help="Where the stores (one SQLite file each) and logs go."),
     ] = STATE_DIR,
 ) -> None:
-    """Start the sample agents, the host with them registered and the UI; Ctrl-C stops it all."""
+    """Start the demo: the sample agents, the host and the web UI.
+
+    The host knows the samples; each process has its own SQLite store. Ctrl-C stops it all.
+    """
     with_host = not no_host
     if with_host and find_spec("accord.host") is None:
         typer.echo("accord demo: accord.host is not in this install: starting without the host.")

@@ -20,16 +20,25 @@ def ui(
         list[str] | None,
         typer.Option(
             "--agent",
+            metavar="URL",
             help=f"An agent's URL to start with (repeatable; the first is the default one to"
             f" talk to). Also read from {AGENTS_VARIABLE}, comma-separated.",
             show_default=False,
         ),
     ] = None,
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8080,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "warning",
+    host: Annotated[
+        str, typer.Option(metavar="HOST", help="Interface to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 8080,
+    log_level: Annotated[
+        str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")
+    ] = "warning",
 ) -> None:
-    """Serve the web UI: conversations, tasks with every frame on the wire, agents, inspector."""
+    """Serve the web UI.
+
+    Conversations with agents streamed live, tasks with every frame on the wire, agents added
+    by URL with their cards checked, and an inspector for any A2A agent.
+    """
     try:
         from accord.ui.app import create_ui_app
     except ImportError as exc:
