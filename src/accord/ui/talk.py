@@ -23,6 +23,14 @@ GRPC_NOTE = (
 )
 
 
+def frame_title(kind: str, text: str) -> str:
+    """A frame's one-line title: its first line, or for an SSE frame its event id."""
+    first = text.partition("\n")[0]
+    if kind == "frame" and first.startswith("id: "):
+        return f"SSE event {first[4:]}"
+    return first[:120]
+
+
 class Talker:
     """Sends the UI's messages and follows the answers, recording every frame on the wire."""
 
@@ -67,7 +75,7 @@ class Talker:
 
     async def _run(self, conversation: Conversation, turn: Turn, message: Message) -> None:
         def sink(kind: str, text: str) -> None:
-            self.state.record(turn, kind, text.partition("\n")[0][:120], text)
+            self.state.record(turn, kind, frame_title(kind, text), text)
 
         token = CURRENT_SINK.set(sink)
         error: str | None = None
