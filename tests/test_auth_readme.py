@@ -4,6 +4,7 @@ from a real issuer, mutual TLS with certificates made here."""
 from __future__ import annotations
 
 import asyncio
+import runpy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,23 @@ import pytest
 import trustme
 
 from accord.server.tls import TlsFiles
+from doc_examples import blocks
 from live_server import serve_app
-from test_readme import block_containing, run_block
 from token_issuer import TokenIssuer, running_issuer
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def block_containing(marker: str) -> str:
+    found = [b.text for b in blocks(README) if b.language == "python" and marker in b.text]
+    assert len(found) == 1, f"expected one README block with {marker!r}"
+    return found[0]
+
+
+def run_block(source: str, tmp_path: Path, name: str) -> dict[str, Any]:
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    return runpy.run_path(str(path), run_name=name)
 
 
 @pytest.fixture

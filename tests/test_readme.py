@@ -36,7 +36,8 @@ def test_every_block_is_run_or_says_it_is_not(document: Path) -> None:
 
 def test_skips_are_rare() -> None:
     skipped = [block for document in DOCUMENTS for block in blocks(document) if block.skipped]
-    assert len(skipped) <= 4, skipped
+    # remote PostgreSQL/Redis, minutes of benchmarks, certificates of the reader's own
+    assert len(skipped) <= 5, skipped
 
 
 def test_shell_blocks_split_into_commands() -> None:

@@ -12,27 +12,56 @@ from accord.server.limits import Limits
 from accord.server.tls import TlsFiles
 
 TlsCert = Annotated[
-    str | None, typer.Option(help="Serve HTTPS (and gRPC over TLS) with this certificate (PEM).")
+    str | None,
+    typer.Option(
+        metavar="FILE",
+        help="Serve HTTPS (and gRPC over TLS) with this certificate (PEM).",
+        show_default=False,
+    ),
 ]
-TlsKey = Annotated[str | None, typer.Option(help="The key of --tls-cert (PEM).")]
+TlsKey = Annotated[
+    str | None,
+    typer.Option(metavar="FILE", help="The key of --tls-cert (PEM).", show_default=False),
+]
 TlsClientCa = Annotated[
     str | None,
-    typer.Option(help="Verify client certificates against this CA bundle (mutual TLS)."),
+    typer.Option(
+        metavar="FILE",
+        help="Verify client certificates against this CA bundle (mutual TLS).",
+        show_default=False,
+    ),
 ]
 RateLimitOption = Annotated[
     str | None,
-    typer.Option(help="Requests per second per caller (off: none) [default: 50 if secured]."),
+    typer.Option(
+        metavar="N",
+        help="Requests per second per caller (off: none) [default: 50 if secured].",
+        show_default=False,
+    ),
 ]
 MaxStreams = Annotated[
-    str | None, typer.Option(help="Open streams per caller (off: none) [default: 32 if secured].")
+    str | None,
+    typer.Option(
+        metavar="N",
+        help="Open streams per caller (off: none) [default: 32 if secured].",
+        show_default=False,
+    ),
 ]
 MaxActiveTasks = Annotated[
     str | None,
-    typer.Option(help="Tasks at work per caller (off: none) [default: 32 if secured]."),
+    typer.Option(
+        metavar="N",
+        help="Tasks at work per caller (off: none) [default: 32 if secured].",
+        show_default=False,
+    ),
 ]
 RequestTimeoutOption = Annotated[
     str | None,
-    typer.Option(help="Longest a request may take (30s, 5m; off) [default: 5m if secured]."),
+    typer.Option(
+        metavar="DURATION",
+        help="Longest a request may take (30s, 5m; off) [default: 5m if secured].",
+        show_default=False,
+    ),
 ]
 
 
