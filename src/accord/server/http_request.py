@@ -1,4 +1,4 @@
-"""What each HTTP binding checks on a request (JSON content type, body limit, Last-Event-ID),
+"""What each HTTP binding checks on a request (JSON content type, body limit),
 and the lean request and response types of the JSON-RPC shortcut."""
 
 from __future__ import annotations
@@ -52,18 +52,6 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 def _too_large(limit: int) -> str:
     return f"request body exceeds the limit of {limit} bytes"
-
-
-def last_event_id(request: Request) -> int | None:
-    """The event number a reconnecting stream saw last (`Last-Event-ID`), if it sent one."""
-    value = request.headers.get("last-event-id")
-    if value is None:
-        return None
-    if not value.strip().isdigit():
-        raise InvalidRequest(
-            f"Last-Event-ID must be an event number this server sent, got {value!r}"
-        )
-    return int(value)
 
 
 def error_headers(error: A2AError) -> dict[str, str]:

@@ -38,7 +38,6 @@ from accord.server.http_request import (
     WrongContentType,
     check_content_type,
     error_headers,
-    last_event_id,
     peer_address,
     read_body,
 )
@@ -94,7 +93,6 @@ class JsonRpcBinding:
                 target,
                 call.get("params"),
                 base_url=lambda: str(request.base_url),
-                last_event_id=last_event_id(request) if target.method.streaming else None,
             )
         except A2AError as exc:
             return _error_response(codec, request_id, exc, {VERSION_HEADER: codec.version})

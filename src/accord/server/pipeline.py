@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -121,7 +122,6 @@ class RequestPipeline:
         params: Any,
         *,
         base_url: str | Callable[[], str],
-        last_event_id: int | None = None,
     ) -> Reply:
         """Serve one request; never raises (an unexpected failure is logged and becomes an
         InternalError reply)."""
@@ -142,7 +142,7 @@ class RequestPipeline:
             context = CallContext(
                 base_url,
                 inbound.headers,
-                last_event_id=last_event_id,
+                last_event_id=_last_event_id(inbound.headers) if target.method.streaming else None,
                 tenant=inbound.tenant,
                 extensions=activation.active,
                 principal=principal,
@@ -205,6 +205,25 @@ class RequestPipeline:
         if bound is None:
             bound = self._bound[id(method)] = method.operation(self.operations)
         return bound
+
+
+_LAST_EVENT_ID = re.compile(r"[0-9]{1,19}")
+MAX_EVENT_ID = 2**63 - 1
+"""The largest sequence number an event can have (the stores keep them as signed 64 bits)."""
+
+
+def _last_event_id(headers: Mapping[str, str]) -> int | None:
+    """The event number a reconnecting stream saw last (`Last-Event-ID`), if it sent one."""
+    value = headers.get("last-event-id")
+    if value is None:
+        return None
+    text = value.strip()
+    if not _LAST_EVENT_ID.fullmatch(text) or int(text) > MAX_EVENT_ID:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise InvalidParams(
+            f"Last-Event-ID must be an event number this server sent, got {shown!r}"
+        )
+    return int(text)
 
 
 def _given(method: ExtensionMethod, operations: Operations) -> ExtensionMethod:

@@ -40,7 +40,6 @@ from accord.server.http_request import (
     WrongContentType,
     check_content_type,
     error_headers,
-    last_event_id,
     peer_address,
     read_body,
 )
@@ -155,13 +154,8 @@ class RestBinding:
                 peer=peer_address(request.scope),
                 tenant=tenant or _tenant_field(fields),
             )
-            streaming = route.method.streaming
             reply = await self.pipeline.run(
-                inbound,
-                target,
-                fields,
-                base_url=lambda: str(request.base_url),
-                last_event_id=last_event_id(request) if streaming else None,
+                inbound, target, fields, base_url=lambda: str(request.base_url)
             )
             if reply.error is not None:
                 raise reply.error
