@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import grpc
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
+from google.protobuf.message import DecodeError
 from google.protobuf.message import Message as ProtoMessage
 from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, BadRequest in Any)
 from pydantic_core import from_json
@@ -18,7 +20,7 @@ from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
 from accord.core import Inbound
 from accord.core.records import EventRecord, close_stream
-from accord.errors import A2AError, InternalError
+from accord.errors import A2AError, InternalError, InvalidRequest
 from accord.grpc.services import GRPC_SERVICES, GrpcService
 from accord.server.pipeline import Reply, RequestPipeline, Target
 
@@ -59,7 +61,9 @@ class GrpcBinding:
         target = Target(method, spec.version, kind="RPC", hint=spec.hint)
         name = f"{spec.name}/{rpc.name}"
 
-        async def start(request: ProtoMessage, context: grpc.aio.ServicerContext) -> Reply:
+        async def start(request: ProtoMessage | None, context: grpc.aio.ServicerContext) -> Reply:
+            if request is None:
+                raise InvalidRequest(f"the request is not a valid {rpc.input_type.full_name}")
             metadata = _metadata(context)
             fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
             inbound = Inbound(
@@ -78,7 +82,7 @@ class GrpcBinding:
                 from_json(encoded) or {}, response_type(), ignore_unknown_fields=True
             )
 
-        async def unary(request: ProtoMessage, context: grpc.aio.ServicerContext) -> Any:
+        async def unary(request: ProtoMessage | None, context: grpc.aio.ServicerContext) -> Any:
             try:
                 reply = await start(request, context)
                 assert reply.body is not None
@@ -87,7 +91,7 @@ class GrpcBinding:
                 await _abort(context, exc)
 
         async def stream(
-            request: ProtoMessage, context: grpc.aio.ServicerContext
+            request: ProtoMessage | None, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[ProtoMessage]:
             records: AsyncIterator[EventRecord] | None = None
             try:
@@ -106,14 +110,23 @@ class GrpcBinding:
         if method.streaming:
             return grpc.unary_stream_rpc_method_handler(
                 stream,
-                request_deserializer=request_type.FromString,
+                request_deserializer=partial(_parsed, request_type),
                 response_serializer=response_type.SerializeToString,
             )
         return grpc.unary_unary_rpc_method_handler(
             unary,
-            request_deserializer=request_type.FromString,
+            request_deserializer=partial(_parsed, request_type),
             response_serializer=response_type.SerializeToString,
         )
+
+
+def _parsed(request_type: type[ProtoMessage], data: bytes) -> ProtoMessage | None:
+    """The request message, or None for bytes that are not one (refused by the handler: a
+    deserializer that raises makes gRPC answer INTERNAL)."""
+    try:
+        return request_type.FromString(data)
+    except DecodeError:
+        return None
 
 
 def _peer(context: grpc.aio.ServicerContext) -> str | None:
