@@ -20,7 +20,7 @@ from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
 from accord.core import Inbound
 from accord.core.records import EventRecord, close_stream
-from accord.errors import A2AError, InternalError, InvalidRequest
+from accord.errors import A2AError, InvalidRequest
 from accord.grpc.services import GRPC_SERVICES, GrpcService
 from accord.server.pipeline import Reply, RequestPipeline, Target
 
@@ -88,7 +88,7 @@ class GrpcBinding:
                 assert reply.body is not None
                 return response(reply.body)
             except Exception as exc:
-                await _abort(context, exc)
+                await self._abort(context, exc)
 
         async def stream(
             request: ProtoMessage | None, context: grpc.aio.ServicerContext
@@ -102,7 +102,7 @@ class GrpcBinding:
                         raise record.error
                     yield response(method.encode(record))
             except Exception as exc:
-                await _abort(context, exc)
+                await self._abort(context, exc)
             finally:
                 if records is not None:
                     await close_stream(records)
@@ -118,6 +118,14 @@ class GrpcBinding:
             request_deserializer=partial(_parsed, request_type),
             response_serializer=response_type.SerializeToString,
         )
+
+    async def _abort(self, context: grpc.aio.ServicerContext, exc: Exception) -> None:
+        """End the call with `exc` (an unexpected one as an InternalError naming it in the log)."""
+        if isinstance(exc, grpc.aio.AbortError):
+            raise exc
+        if not isinstance(exc, A2AError):
+            exc = self.pipeline.internal_error(exc, "serving a gRPC request")
+        await _abort(context, exc)
 
 
 def _parsed(request_type: type[ProtoMessage], data: bytes) -> ProtoMessage | None:
@@ -149,15 +157,8 @@ def grpc_status(error: A2AError) -> grpc.StatusCode:
     return grpc.StatusCode[http_status(error)[1]]
 
 
-async def _abort(context: grpc.aio.ServicerContext, exc: Exception) -> None:
-    """End the call with `exc` as a gRPC status, its google.rpc.Status in the trailers."""
-    if isinstance(exc, grpc.aio.AbortError):
-        raise exc
-    if isinstance(exc, A2AError):
-        error = exc
-    else:
-        log.exception("unexpected error serving a gRPC request", exc_info=exc)
-        error = InternalError()
+async def _abort(context: grpc.aio.ServicerContext, error: A2AError) -> None:
+    """End the call with `error` as a gRPC status, its google.rpc.Status in the trailers."""
     code = grpc_status(error)
     status = json_format.ParseDict(
         {"code": code.value[0], "message": error.message, "details": error_details(error)},

@@ -40,6 +40,7 @@ def create_app(
     grpc_host: str = "127.0.0.1",
     authenticator: Authenticator | None = None,
     hooks: Sequence[Hook] = (),
+    debug: bool = False,
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -56,6 +57,8 @@ def create_app(
     port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them.
     Every request of every binding goes through one `RequestPipeline` (`app.state.pipeline`):
     `authenticator` says who sent it (or refuses it), `hooks` run around every operation.
+    An agent's failure or an unexpected error tells the caller only a reference to the error
+    in the log; `debug` (for development) adds the exception's type and text.
     """
     sends_push = bool(agent.card("").capabilities.push_notifications)
     runtime = TaskRuntime(
@@ -64,6 +67,7 @@ def create_app(
         bus=bus,
         runner_ttl=runner_ttl,
         push=PushSender() if sends_push else None,
+        debug=debug,
     )
     # What the cards list: each binding mounted below, with the versions it answers and where.
     interfaces = ServedInterfaces(public_url)
@@ -73,7 +77,9 @@ def create_app(
     for rest_codec in REST_CODECS:
         interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
-    pipeline = RequestPipeline(service, agent.extensions, authenticator=authenticator, hooks=hooks)
+    pipeline = RequestPipeline(
+        service, agent.extensions, authenticator=authenticator, hooks=hooks, debug=debug
+    )
     card = AgentCardEndpoint(agent, interfaces)
     rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)
 

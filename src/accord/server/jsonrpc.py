@@ -23,7 +23,6 @@ from accord.codecs import (
 from accord.core import Inbound
 from accord.errors import (
     A2AError,
-    InternalError,
     InvalidRequest,
     MethodNotFound,
     ParseError,
@@ -98,11 +97,9 @@ class JsonRpcBinding:
             return _error_response(codec, request_id, exc, {VERSION_HEADER: codec.version})
         except ClientDisconnect:
             return Response(status_code=400)
-        except Exception:
-            log.exception("unexpected error reading a JSON-RPC request")
-            return _error_response(
-                codec, request_id, InternalError(), {VERSION_HEADER: codec.version}
-            )
+        except Exception as exc:
+            error = self.pipeline.internal_error(exc, "reading a JSON-RPC request")
+            return _error_response(codec, request_id, error, {VERSION_HEADER: codec.version})
         if reply.error is not None:
             return _error_response(codec, request_id, reply.error, reply.headers)
         id_json = _id_json(request_id)

@@ -14,6 +14,7 @@ from accord.codecs import VERSION_HEADER, Method, ProtocolVersion, check_named_v
 from accord.codecs.versions import named_version
 from accord.core import ANONYMOUS, Inbound, Principal
 from accord.core.call_context import CallContext
+from accord.core.failures import report_failure
 from accord.core.operations import Operations
 from accord.core.records import EventRecord
 from accord.errors import A2AError, ExtensionSupportRequired, InternalError, InvalidParams
@@ -91,6 +92,9 @@ class RequestPipeline:
     """Version negotiation, authentication, extension activation, call context, decoding,
     the operation and encoding: once, for JSON-RPC, HTTP+JSON and gRPC alike.
 
+    An unexpected exception is logged under a reference id, which the caller's InternalError
+    names; `debug` adds the exception's type and text to it (for development only).
+
     Bindings keep only their framing: they find the `Target` a request names, hand the
     pipeline its `Inbound` facts and raw parameters, and frame the `Reply`.
     """
@@ -102,8 +106,10 @@ class RequestPipeline:
         *,
         authenticator: Authenticator | None = None,
         hooks: Sequence[Hook] = (),
+        debug: bool = False,
     ) -> None:
         self.operations = operations
+        self.debug = debug
         self.extensions = tuple(extensions)
         self.authenticator = authenticator
         self.hooks = list(hooks)
@@ -158,10 +164,16 @@ class RequestPipeline:
                 reply.body = target.method.encode(result)
         except A2AError as exc:
             reply.error = exc
-        except Exception:
-            log.exception("unexpected error serving %s %s", inbound.binding, inbound.method)
-            reply.error = InternalError()
+        except Exception as exc:
+            reply.error = self.internal_error(exc, f"serving {inbound.binding} {inbound.method}")
         return reply
+
+    def internal_error(self, exc: Exception, where: str) -> InternalError:
+        """The error a caller gets for an unexpected exception: a reference to it in the log
+        (and, in debug mode, the exception itself)."""
+        return InternalError(
+            report_failure(log, "Internal error", exc, debug=self.debug, where=where)
+        )
 
     def extension_method(self, name: str) -> Method | None:
         """The method an extension of the agent adds under `name` (JSON-RPC only), if any."""

@@ -28,7 +28,6 @@ from accord.core import Inbound
 from accord.core.records import EventRecord, close_stream
 from accord.errors import (
     A2AError,
-    InternalError,
     InvalidRequest,
     MethodNotFound,
     ParseError,
@@ -166,9 +165,9 @@ class RestBinding:
             return _error_response(exc, codec.media_type, codec.version)
         except ClientDisconnect:
             return Response(status_code=400)
-        except Exception:
-            log.exception("unexpected error serving an HTTP+JSON request")
-            return _error_response(InternalError(), codec.media_type, codec.version)
+        except Exception as exc:
+            error = self.pipeline.internal_error(exc, "serving an HTTP+JSON request")
+            return _error_response(error, codec.media_type, codec.version)
         frames = record_frames(records, route.method.encode, _error_event)
         return sse_response(frames, reply.headers)
 
