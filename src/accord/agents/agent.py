@@ -89,10 +89,13 @@ class Agent:
         return create_app(self, **options)
 
     def serve(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Serve this agent with uvicorn until interrupted."""
+        """Serve this agent with uvicorn until interrupted (with the default `HttpLimits`)."""
         import uvicorn
 
-        uvicorn.run(self.app(**options), host=host, port=port, log_level="warning")
+        from accord.server.http_limits import HttpLimits
+
+        limits = HttpLimits().uvicorn_options()
+        uvicorn.run(self.app(**options), host=host, port=port, log_level="warning", **limits)
 
     def __repr__(self) -> str:
         return f"Agent(name={self.name!r}, executor={type(self.executor).__name__})"

@@ -21,6 +21,7 @@ from accord.cli.output import (
 )
 from accord.client import SyncClient
 from accord.runtime import DEFAULT_BUS_URL
+from accord.server.http_limits import HttpLimits
 from accord.store import DEFAULT_STORE_URL, Retention
 from accord.store.retention import (
     DEFAULT_CLEANUP_INTERVAL,
@@ -114,6 +115,18 @@ def serve(
         int | None,
         typer.Option(help="Also serve A2A over gRPC (1.0 and 0.3) on this port (grpc extra)."),
     ] = None,
+    max_connections: Annotated[
+        int, typer.Option(min=1, help="Refuse connections past this many (503 + Retry-After).")
+    ] = HttpLimits().max_connections,
+    header_timeout: Annotated[
+        str, typer.Option(help="A request's headers must arrive within this time (else 408).")
+    ] = "10s",
+    body_timeout: Annotated[
+        str, typer.Option(help="A request's body must arrive within this time (else 408).")
+    ] = "60s",
+    debug: Annotated[
+        bool, typer.Option(help="Tell callers the agent's and server's errors (development).")
+    ] = False,
 ) -> None:
     """Serve an agent over A2A (JSON-RPC at /, card at /.well-known/agent-card.json).
 
@@ -141,6 +154,12 @@ def serve(
             graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
         ),
         grpc_port,
+        HttpLimits(
+            header_timeout=_seconds("--header-timeout", header_timeout),
+            body_timeout=_seconds("--body-timeout", body_timeout),
+            max_connections=max_connections,
+        ),
+        debug,
     )
 
 

@@ -19,6 +19,7 @@ from accord.agents import Agent
 from accord.cli.errors import BadArgument
 from accord.cli.storage import StoreSettings, display_url, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
+from accord.server.http_limits import HttpLimits
 
 
 def load_app(target: str) -> Any:
@@ -60,12 +61,15 @@ def run(
     storage: StoreSettings | None = None,
     replica: ReplicaSettings | None = None,
     grpc_port: int | None = None,
+    limits: HttpLimits | None = None,
+    debug: bool = False,
 ) -> None:
     """Serve the app named by `target` until interrupted.
 
     An agent gets the store `storage` names (its schema upgraded first) and the bus
     `replica` names, and with `grpc_port` the gRPC services on that port of `host`; an ASGI
-    app is served as it is.
+    app is served as it is. Every connection is held to `limits` (default `HttpLimits()`);
+    `debug` shows callers the errors of the agent and the server (for development only).
     """
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
@@ -88,6 +92,7 @@ def run(
             cleanup_interval=storage.cleanup_interval,
             grpc_port=grpc_port,
             grpc_host=host,
+            debug=debug,
         )
     _tune_gc()
     uvicorn.run(
@@ -97,6 +102,7 @@ def run(
         log_level=log_level,
         access_log=False,
         timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
+        **(limits or HttpLimits()).uvicorn_options(),
     )
 
 

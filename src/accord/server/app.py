@@ -14,6 +14,7 @@ from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
+from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
 from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCardEndpoint
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
@@ -34,6 +35,7 @@ def create_app(
     bus: EventBus | None = None,
     public_url: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_body_memory: int | None = DEFAULT_BODY_BUDGET,
     runner_ttl: float = 15.0,
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL,
     grpc_port: int | None = None,
@@ -57,6 +59,8 @@ def create_app(
     port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them.
     Every request of every binding goes through one `RequestPipeline` (`app.state.pipeline`):
     `authenticator` says who sent it (or refuses it), `hooks` run around every operation.
+    Request bodies being served take at most `max_body_memory` bytes together (None: no
+    bound): a large one that does not fit waits a little, then gets 503 with Retry-After.
     An agent's failure or an unexpected error tells the caller only a reference to the error
     in the log; `debug` (for development) adds the exception's type and text.
     """
@@ -81,7 +85,8 @@ def create_app(
         service, agent.extensions, authenticator=authenticator, hooks=hooks, debug=debug
     )
     card = AgentCardEndpoint(agent, interfaces)
-    rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)
+    budget = BodyBudget(max(max_body_memory, max_body_bytes)) if max_body_memory else None
+    rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -113,13 +118,17 @@ def create_app(
     routes: list[BaseRoute] = [Route(path, card.public, methods=["GET"]) for path in CARD_PATHS]
     routes.append(Route(EXTENDED_CARD_PATH, card.extended, methods=["GET"]))
     routes.append(Route("/", rpc.handle, methods=["POST"]))
-    routes.extend(RestBinding(pipeline, max_body_bytes=max_body_bytes).routes())
+    rest = RestBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
+    routes.extend(rest.routes())
     routes.extend(agent.routes)
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers=HTTP_ERROR_HANDLERS,
-        middleware=[Middleware(JsonRpcShortcut, binding=rpc)],
+        middleware=[
+            *([Middleware(budget.middleware)] if budget else []),
+            Middleware(JsonRpcShortcut, binding=rpc),
+        ],
     )
     app.state.runtime = runtime
     app.state.service = service

@@ -4,6 +4,7 @@ and the lean request and response types of the JSON-RPC shortcut."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Mapping
 
 from starlette.datastructures import Headers
@@ -12,10 +13,12 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from accord.errors import A2AError, InvalidRequest, RateLimited, Unauthenticated
+from accord.server.body_budget import BodyBudget
 
 JSON = "application/json"
 _JSON_BYTES = JSON.encode()
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+_DIGITS = re.compile(r"[0-9]{1,18}")
 
 
 class BodyTooLarge(InvalidRequest):
@@ -35,19 +38,26 @@ def check_content_type(request: Request, accepted: Collection[str] = (JSON,)) ->
         )
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused as soon as it (or its declared length) exceeds `limit` bytes."""
+async def read_body(request: Request, limit: int, budget: BodyBudget | None = None) -> bytearray:
+    """The request body, refused as soon as it (or its declared length) exceeds `limit` bytes.
+
+    Its bytes are gathered in one buffer (parsers take it as it is: no copy); with `budget`,
+    room for them is reserved first (ServerBusy when there is none).
+    """
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    expected = int(declared) if declared is not None and _DIGITS.fullmatch(declared) else None
+    if expected is not None and expected > limit:
         raise BodyTooLarge(_too_large(limit))
-    chunks: list[bytes] = []
-    size = 0
+    if budget is not None and expected is not None:
+        await budget.reserve(request.scope, expected)
+    body = bytearray()
     async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
+        if len(body) + len(chunk) > limit:
             raise BodyTooLarge(_too_large(limit))
-        chunks.append(chunk)
-    return b"".join(chunks)
+        if budget is not None and expected is None:
+            await budget.reserve(request.scope, len(body) + len(chunk))
+        body += chunk
+    return body
 
 
 def _too_large(limit: int) -> str:

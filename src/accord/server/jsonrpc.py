@@ -30,6 +30,7 @@ from accord.errors import (
     RateLimited,
     Unauthenticated,
 )
+from accord.server.body_budget import BodyBudget, ServerBusy
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     BodyTooLarge,
@@ -48,6 +49,7 @@ log = logging.getLogger("accord.server")
 
 # JSON-RPC answers 200 whatever the error, except where HTTP has the status that says it.
 _HTTP_STATUS: dict[type[A2AError], int] = {
+    ServerBusy: 503,
     BodyTooLarge: 413,
     WrongContentType: 415,
     Unauthenticated: 401,
@@ -66,10 +68,15 @@ class JsonRpcBinding:
     """
 
     def __init__(
-        self, pipeline: RequestPipeline, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+        self,
+        pipeline: RequestPipeline,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        body_budget: BodyBudget | None = None,
     ) -> None:
         self.pipeline = pipeline
         self.max_body_bytes = max_body_bytes
+        self.body_budget = body_budget
         self._targets: dict[tuple[ProtocolVersion, str], Target] = {}
 
     async def handle(self, request: Request) -> Response:
@@ -80,7 +87,7 @@ class JsonRpcBinding:
         codec = CODECS[version_hint(headers, query)]
         try:
             check_content_type(request)
-            call = _parse_object(await read_body(request, self.max_body_bytes))
+            call = _parse_object(await read_body(request, self.max_body_bytes, self.body_budget))
             request_id = _request_id(call)
             method_name = _method(call)
             codec, target = self._target(method_name, named_version(headers, query), codec)
@@ -136,7 +143,7 @@ class JsonRpcBinding:
         return codec, target
 
 
-def _parse_object(body: bytes) -> dict[str, Any]:
+def _parse_object(body: bytes | bytearray) -> dict[str, Any]:
     try:
         call = from_json(body)
     except ValueError as exc:

@@ -32,6 +32,7 @@ from accord.errors import (
     MethodNotFound,
     ParseError,
 )
+from accord.server.body_budget import BodyBudget, ServerBusy
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     JSON,
@@ -75,6 +76,7 @@ class MethodNotAllowed(MethodNotFound):
 
 # Errors of the HTTP layer whose status is not the one of their JSON-RPC code.
 _HTTP_STATUS: dict[type[A2AError], tuple[int, str]] = {
+    ServerBusy: (503, "UNAVAILABLE"),
     BodyTooLarge: (413, "RESOURCE_EXHAUSTED"),
     WrongContentType: (415, "INVALID_ARGUMENT"),
     MethodNotAllowed: (405, "UNIMPLEMENTED"),
@@ -91,10 +93,15 @@ class RestBinding:
     """
 
     def __init__(
-        self, pipeline: RequestPipeline, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+        self,
+        pipeline: RequestPipeline,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        body_budget: BodyBudget | None = None,
     ) -> None:
         self.pipeline = pipeline
         self.max_body_bytes = max_body_bytes
+        self.body_budget = body_budget
 
     def routes(self) -> list[Route]:
         """One Starlette route per path (its verbs together, so a wrong verb is a clean 405)."""
@@ -178,7 +185,7 @@ class RestBinding:
             return {k: v for k, v in query.items() if v and k != VERSION_HEADER}
         if "content-type" in request.headers:  # refused before its body is read
             check_content_type(request, JSON_MEDIA_TYPES)
-        body = await read_body(request, self.max_body_bytes)
+        body = await read_body(request, self.max_body_bytes, self.body_budget)
         if not body.strip():
             return {}  # an empty body (typed JSON or untyped) is an empty request message
         check_content_type(request, JSON_MEDIA_TYPES)  # a body needs a declared JSON type
