@@ -43,9 +43,8 @@ class Subscription(AsyncIterator[EventRecord]):
             return
         self._pending_bytes += len(record.payload)
         if self._queue.qsize() >= MAX_PENDING_RECORDS or self._pending_bytes > MAX_PENDING_BYTES:
-            self._overrun = True
+            self._overrun = True  # from now on records are ignored, until the reader closes
             self._drop_pending()
-            self.close()
             self._queue.put_nowait(record)  # wakes the reader, which then gets the error
             return
         self._queue.put_nowait(record)

@@ -133,4 +133,5 @@ def create_app(
     app.state.runtime = runtime
     app.state.service = service
     app.state.pipeline = pipeline
+    app.state.body_budget = budget
     return app

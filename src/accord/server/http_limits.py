@@ -45,7 +45,15 @@ class _Refused(Exception):
         self.reason = reason
 
 
-_REASONS = {408: "Request Timeout", 414: "URI Too Long", 431: "Request Header Fields Too Large"}
+_LINGER = 2.0
+"""Seconds a refused connection stays open to drain what the client was still sending."""
+
+_REASONS = {
+    503: "Service Unavailable",
+    408: "Request Timeout",
+    414: "URI Too Long",
+    431: "Request Header Fields Too Large",
+}
 
 
 class LimitedHttpProtocol(HttpToolsProtocol):
@@ -63,7 +71,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         if len(self.connections) > self.limits.max_connections:
-            self._write_refusal(503, "Service Unavailable", "too many connections; retry soon")
+            self._refuse(_Refused(503, "too many connections; retry soon"))
             return
         self._arm(self.limits.header_timeout)
 
@@ -72,6 +80,8 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self._refusal is not None:
+            return  # the rest of a refused request, read and dropped until the close
         super().data_received(data)
         if self._in_head and self._refusal is None and not self.transport.is_closing():
             # Headers still incomplete after this chunk: all of it was headers.
@@ -166,7 +176,11 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         if status == 503:
             head += "retry-after: 1\r\n"
         self.transport.write(head.encode() + b"\r\n" + body)
-        self.transport.close()
+        # Closing now, with the client's bytes unread, would reset the connection and lose
+        # the answer: end our side, drop what still comes, close a moment later.
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(_LINGER, self.transport.close)
 
 
 def _has_body(headers: list[tuple[bytes, bytes]]) -> bool:
