@@ -292,3 +292,13 @@ def _read_all_response(connection: socket.socket) -> bytes:
     while b"\r\n\r\n" not in received:
         received += connection.recv(65536)
     return received
+
+
+def test_a_large_answer_arrives_whole_in_its_envelope() -> None:
+    with limited_server(create_app(echo.agent), HttpLimits()) as address:
+        with httpx.Client(base_url=f"http://{address[0]}:{address[1]}") as http:
+            body = _big_body(3_000_000)
+            answer = http.post("/", content=body, headers={"Content-Type": "application/json"})
+    assert int(answer.headers["content-length"]) == len(answer.content)
+    task = answer.json()["result"]
+    assert len(task["artifacts"][0]["parts"][0]["text"]) > 2_900_000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import importlib
 import inspect
@@ -95,6 +96,7 @@ def run(
             debug=debug,
         )
     _tune_gc()
+    _tune_malloc()
     uvicorn.run(
         app,
         host=host,
@@ -131,6 +133,24 @@ def _is_asgi_app(candidate: object) -> bool:
         if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     ]
     return len(positional) == 3
+
+
+def _tune_malloc() -> None:
+    """Have glibc give large blocks (request bodies, encoded answers) their own mappings,
+    returned to the system when freed: by default the threshold for that grows after each
+    such block, so the blocks of later requests stay in the heap, which fragments and keeps
+    its peak (bench/large_bodies.py: 20 parallel 9 MiB sends held 209 MB after, 33 MB with
+    this). No effect elsewhere than glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    mallopt = getattr(libc, "mallopt", None)
+    if mallopt is not None:
+        mallopt(_M_MMAP_THRESHOLD, 256 * 1024)
+
+
+_M_MMAP_THRESHOLD = -3
 
 
 def _tune_gc() -> None:

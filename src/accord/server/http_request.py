@@ -113,21 +113,40 @@ class IndexedRequest(Request):
 
 
 class JsonResponse(Response):
-    """A JSON body with its headers encoded once, without Starlette's general header logic."""
+    """A JSON body with its headers encoded once, without Starlette's general header logic.
+
+    The body may be given in pieces (a large result inside its envelope), sent one after
+    the other rather than joined into one more copy.
+    """
 
     media_type = JSON
 
     def __init__(
-        self, body: bytes, status_code: int = 200, headers: Mapping[str, str] | None = None
+        self,
+        body: bytes | tuple[bytes, ...],
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.status_code = status_code
         self.background = None
-        self.body = body
+        self.pieces = body if isinstance(body, tuple) else (body,)
+        self.body = self.pieces[0] if len(self.pieces) == 1 else b""
+        length = sum(len(piece) for piece in self.pieces)
         self.raw_headers = [
             (b"content-type", _JSON_BYTES),
-            (b"content-length", str(len(body)).encode()),
+            (b"content-length", str(length).encode()),
             *(
                 (name.lower().encode("latin-1"), value.encode("latin-1"))
                 for name, value in (headers or {}).items()
             ),
         ]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if len(self.pieces) == 1:
+            await super().__call__(scope, receive, send)
+            return
+        start = {"type": "http.response.start", "status": self.status_code}
+        await send({**start, "headers": self.raw_headers})
+        last = len(self.pieces) - 1
+        for index, piece in enumerate(self.pieces):
+            await send({"type": "http.response.body", "body": piece, "more_body": index < last})

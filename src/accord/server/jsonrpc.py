@@ -112,7 +112,7 @@ class JsonRpcBinding:
         id_json = _id_json(request_id)
         if reply.records is None:
             assert reply.body is not None
-            return JsonResponse(_success(id_json, reply.body), 200, reply.headers)
+            return JsonResponse(_enveloped(id_json, reply.body), 200, reply.headers)
         encode = target.method.encode
         frames = record_frames(
             reply.records,
@@ -177,6 +177,16 @@ def _id_json(request_id: JsonRpcId) -> bytes:
     if type(request_id) is int:  # the usual id, without the JSON encoder's setup
         return str(request_id).encode()
     return json.dumps(request_id).encode()
+
+
+def _enveloped(id_json: bytes, result_json: bytes) -> bytes | tuple[bytes, ...]:
+    """The success envelope, in pieces around a large result (not copied into it)."""
+    if len(result_json) < _LARGE:
+        return _success(id_json, result_json)
+    return (b'{"jsonrpc":"2.0","id":' + id_json + b',"result":', result_json, b"}")
+
+
+_LARGE = 1024 * 1024
 
 
 def _success(id_json: bytes, result_json: bytes) -> bytes:
