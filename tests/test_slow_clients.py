@@ -295,10 +295,10 @@ def _read_all_response(connection: socket.socket) -> bytes:
 
 
 def test_a_large_answer_arrives_whole_in_its_envelope() -> None:
-    with limited_server(create_app(echo.agent), HttpLimits()) as address:
-        with httpx.Client(base_url=f"http://{address[0]}:{address[1]}") as http:
-            body = _big_body(3_000_000)
-            answer = http.post("/", content=body, headers={"Content-Type": "application/json"})
+    body = _big_body(3_000_000)
+    with limited_server(create_app(echo.agent), HttpLimits()) as (host, port):
+        url = f"http://{host}:{port}/"
+        answer = httpx.post(url, content=body, headers={"Content-Type": "application/json"})
     assert int(answer.headers["content-length"]) == len(answer.content)
     task = answer.json()["result"]
     assert len(task["artifacts"][0]["parts"][0]["text"]) > 2_900_000
