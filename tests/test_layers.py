@@ -24,10 +24,11 @@ ALLOWED: dict[str, set[str]] = {
     "agents": CORE,
     "codecs": CORE,
     "store": CORE,
+    "keys": BASE,
     "runtime": CORE | {"agents", "store"},
-    "server": CORE | {"agents", "codecs", "store", "runtime", "grpc"},
+    "server": CORE | {"agents", "codecs", "store", "runtime", "grpc", "keys"},
     "grpc": CORE | {"codecs", "server"},
-    "client": CORE | {"codecs", "grpc"},
+    "client": CORE | {"codecs", "grpc", "keys"},
 }
 """Parts not listed here (the CLI, the samples, `accord` itself) sit on top and may import
 anything; the client's `grpc` is the service tables (accord.grpc.services), never the server."""

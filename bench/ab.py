@@ -1,0 +1,61 @@
+"""A/B of two accord trees: server CPU time per request, the trees' servers alternating.
+
+`python bench/ab.py TREE_A TREE_B [--rounds N] [--seconds S] [--connections C]`: each tree is
+a checkout with its own `.venv` (`make install`). Each round serves the echo agent (Task mode,
+memory store) from A, then from B, under the same wrk load for JSON-RPC 0.3, JSON-RPC 1.0 and
+HTTP+JSON 1.0, and prints the server's CPU time per completed request and the rate. CPU time
+per request moves much less with other load on a shared machine than the rate does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from common import ServerSpec, pin_load, raise_fd_limit, send_body, serve
+from load import wrk
+
+REST_SEND = json.dumps({"message": json.loads(send_body("1.0"))["params"]["message"]}).encode()
+# (name, path, body, version header)
+LOADS = [
+    ("JSON-RPC 0.3", "/", send_body("0.3"), "0.3"),
+    ("JSON-RPC 1.0", "/", send_body("1.0"), "1.0"),
+    ("HTTP+JSON 1.0", "/message:send", REST_SEND, "1.0"),
+]
+
+
+def measure(tree: Path, load: tuple[str, str, bytes, str], seconds: int, conns: int) -> str:
+    spec = ServerSpec(tree.name, tree / ".venv" / "bin" / "python", "accord.samples.echo:agent",
+                      accord=True)  # fmt: skip
+    _, path, body, version = load
+    with serve(spec) as server:
+        wrk(server.port, connections=conns, seconds=1, body=body, path=path, version=version)
+        before = server.cpu_seconds()
+        result = wrk(
+            server.port, connections=conns, seconds=seconds, body=body, path=path, version=version
+        )
+        cpu = server.cpu_seconds() - before
+    requests = result.rps * seconds
+    errors = f", {result.errors} errors" if result.errors else ""
+    return f"{cpu / requests * 1e6:6.0f} µs/req {result.rps:7.0f} req/s{errors}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", nargs=2, type=Path)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=6)
+    parser.add_argument("--connections", type=int, default=50)
+    args = parser.parse_args()
+    raise_fd_limit()
+    pin_load()
+    for round_ in range(1, args.rounds + 1):
+        for load in LOADS:
+            for tree in args.trees:
+                line = measure(tree.resolve(), load, args.seconds, args.connections)
+                print(f"round {round_}  {load[0]:14} {tree.name:10} {line}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
