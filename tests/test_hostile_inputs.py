@@ -8,12 +8,16 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import grpc
 import httpx
 import pytest
 
 from accord import create_app
+from accord.grpc.generated.v1_0 import a2a_pb2 as pb
+from accord.grpc.generated.v1_0 import a2a_pb2_grpc as rpc_v1
 from accord.samples import echo
 from accord.store.sql import SqlTaskStore, create_sql_engine
+from accord.types import TransportProtocol
 from agents_for_tests import SAFETY_TIMEOUT
 from rpc import JSON_HEADERS, request, send_params, served
 
@@ -157,3 +161,47 @@ async def test_a_forged_page_token_is_invalid_params(http: httpx.AsyncClient, to
     assert "pageToken" in str(_rest_error(response)["message"])
     body = request("ListTasks", {"pageToken": token})
     _rpc_error(await http.post("/", json=body, headers={"A2A-Version": "1.0"}))
+
+
+# --- gRPC ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("last-event-id", HUGE), ("last-event-id", str(2**63)), ("a2a-version", HUGE_VERSION)],
+)
+async def test_grpc_metadata_out_of_range_is_refused(key: str, value: str) -> None:
+    app = create_app(echo.agent, grpc_port=0)
+    async with app.router.lifespan_context(app):
+        served = app.state.service.interfaces.served_interfaces("http://127.0.0.1/")
+        target = next(i.url for i in served if i.transport == TransportProtocol.GRPC)
+        async with grpc.aio.insecure_channel(target) as channel:
+            stub = rpc_v1.A2AServiceStub(channel)
+            sent = await stub.SendMessage(
+                pb.SendMessageRequest(
+                    message=pb.Message(message_id="m", role=pb.ROLE_USER, parts=[pb.Part(text="x")])
+                )
+            )
+            metadata = ((key, value),)
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                call = stub.SubscribeToTask(
+                    pb.SubscribeToTaskRequest(id=sent.task.id), metadata=metadata
+                )
+                async for _ in call:
+                    pass
+    assert raised.value.code() in (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,  # an A2A-Version the server does not speak
+    ), raised.value.details()
+
+
+async def test_grpc_bytes_that_are_not_the_request_are_invalid_argument() -> None:
+    app = create_app(echo.agent, grpc_port=0)
+    async with app.router.lifespan_context(app):
+        served = app.state.service.interfaces.served_interfaces("http://127.0.0.1/")
+        target = next(i.url for i in served if i.transport == TransportProtocol.GRPC)
+        async with grpc.aio.insecure_channel(target) as channel:
+            call = channel.unary_unary("/lf.a2a.v1.A2AService/GetTask")
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                await call(b"\xff\xff\xff")
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
