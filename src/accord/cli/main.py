@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from accord.cli import chat as chat_session
+from accord.cli import host as host_command
 from accord.cli import serve as serving
 from accord.cli import storage
 from accord.cli.errors import BadArgument, reports_errors
@@ -73,6 +74,7 @@ db = typer.Typer(
     help="Manage the database of the task store.", no_args_is_help=True, add_completion=False
 )
 app.add_typer(db, name="db")
+host_command.register(app)
 
 
 @app.command()

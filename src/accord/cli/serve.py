@@ -55,7 +55,7 @@ class ReplicaSettings:
 
 
 def run(
-    target: str,
+    target: str | Agent,
     host: str,
     port: int,
     log_level: str,
@@ -65,7 +65,7 @@ def run(
     limits: HttpLimits | None = None,
     debug: bool = False,
 ) -> None:
-    """Serve the app named by `target` until interrupted.
+    """Serve the app named by `target` (or the agent `target` is) until interrupted.
 
     An agent gets the store `storage` names (its schema upgraded first) and the bus
     `replica` names, and with `grpc_port` the gRPC services on that port of `host`; an ASGI
@@ -75,7 +75,8 @@ def run(
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     replica = replica if replica is not None else ReplicaSettings()
-    app = found = find_target(target)
+    found = find_target(target) if isinstance(target, str) else target
+    app: Any = found
     if grpc_port is not None and not isinstance(found, Agent):
         raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
     if isinstance(found, Agent):

@@ -40,6 +40,10 @@ def parse_card(body: bytes, source: str) -> AgentCard:
         raise A2AClientError(f"the agent card at {source} is not valid: {reason}") from None
     except A2AError as exc:
         raise A2AClientError(f"the agent card at {source} is not valid: {exc.message}") from None
+    except (TypeError, AttributeError, LookupError) as exc:  # 1.0 fields of the wrong shapes
+        raise A2AClientError(
+            f"the agent card at {source} is not valid: a field has the wrong type ({exc})"
+        ) from None
 
 
 async def fetch_card(

@@ -146,6 +146,10 @@ def proto_card_security(
         out["securitySchemes"] = {name: security_scheme_from_proto(s) for name, s in schemes}
     if requirements in card:
         out["security"] = security_requirements_from_proto(card[requirements])
+    skills = card.get("skills", [])
+    if not isinstance(skills, list) or not all(isinstance(skill, dict) for skill in skills):
+        out["skills"] = skills  # not skills at all: left for validation to name the problem
+        return out
     out["skills"] = [
         {
             **{k: v for k, v in skill.items() if k != requirements},
@@ -155,7 +159,7 @@ def proto_card_security(
                 else {}
             ),
         }
-        for skill in card.get("skills", [])
+        for skill in skills
     ]
     return out
 

@@ -1,0 +1,214 @@
+"""The remote agents the host knows: added by URL, kept in a small JSON file of their own."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from accord.client import fetch_card, parse_card
+from accord.client.interfaces import select_interface
+from accord.client.transports import TRANSPORTS
+from accord.errors import A2AClientError
+from accord.types import AgentCard
+
+log = logging.getLogger(__name__)
+
+REGISTRY_VARIABLE = "ACCORD_HOST_REGISTRY"
+"""The file the host keeps its agents in (default `DEFAULT_REGISTRY_PATH`)."""
+AGENTS_VARIABLE = "ACCORD_HOST_AGENTS"
+"""Agents to know from the start: comma-separated card or base URLs."""
+DEFAULT_REGISTRY_PATH = Path(".accord/host/agents.json")
+"""Next to the default task store (`.accord/accord.db`)."""
+CARD_TIMEOUT = httpx.Timeout(10.0)
+RETRY_SECONDS = 5.0
+"""How long to wait before trying again a start-up agent that could not be reached."""
+
+Json = dict[str, Any]
+
+
+class RegistryError(Exception):
+    """A URL that names no agent the host can use; the message says why, in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteAgent:
+    """An agent the host may delegate to: the URL it was added by, and its card."""
+
+    url: str
+    card: AgentCard
+
+    @property
+    def name(self) -> str:
+        return self.card.name
+
+    def entry(self) -> Json:
+        """The agent as the management API lists it: url, name, description, skills, card."""
+        card = _card_json(self.card)
+        return {
+            "url": self.url,
+            "name": self.card.name,
+            "description": self.card.description,
+            "skills": card.get("skills", []),
+            "card": card,
+        }
+
+
+def _card_json(card: AgentCard) -> Json:
+    return card.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def normalized_url(url: object) -> str:
+    """`url` without surrounding space or trailing slash; RegistryError unless http(s)."""
+    if not isinstance(url, str) or not url.strip():
+        raise RegistryError('give the agent\'s URL as a string: {"url": "http://host:port"}')
+    text = url.strip().rstrip("/")
+    try:
+        parsed = httpx.URL(text)
+    except httpx.InvalidURL as exc:
+        raise RegistryError(f"{text!r} is not a URL: {exc}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise RegistryError(f"{text!r} is not an http:// or https:// URL")
+    return text
+
+
+def initial_urls(value: str | None = None) -> list[str]:
+    """The URLs in `value` (default: the `ACCORD_HOST_AGENTS` variable), comma-separated."""
+    text = os.environ.get(AGENTS_VARIABLE, "") if value is None else value
+    return [url.strip() for url in text.split(",") if url.strip()]
+
+
+def registry_path() -> Path:
+    """The registry file the environment names (`ACCORD_HOST_REGISTRY`), or the default."""
+    configured = os.environ.get(REGISTRY_VARIABLE, "").strip()
+    return Path(configured) if configured else DEFAULT_REGISTRY_PATH
+
+
+async def resolve(url: object) -> RemoteAgent:
+    """The agent at `url` with its card; RegistryError when it cannot be reached or used."""
+    url = normalized_url(url)  # a str from here on
+    try:
+        async with httpx.AsyncClient(timeout=CARD_TIMEOUT) as http:
+            card = await fetch_card(http, url)
+        select_interface(card, frozenset(TRANSPORTS))
+    except A2AClientError as exc:
+        raise RegistryError(f"{url}: {exc}") from None
+    return RemoteAgent(url, card)
+
+
+class AgentRegistry:
+    """The agents the host knows, in the order they were added, saved in the file at `path`.
+
+    The file is read on first use and again whenever it changes (another process may write
+    it). `initial` URLs are added on first use unless already known; one that cannot be
+    reached then is tried again later, at most every `RETRY_SECONDS`.
+    """
+
+    def __init__(self, path: Path | str, initial: Sequence[str] = ()) -> None:
+        self.path = Path(path)
+        self._agents: dict[str, RemoteAgent] = {}
+        self._loaded_stamp: tuple[int, int] | None = None
+        self._lock = threading.Lock()  # the file is shared by event loops and threads
+        self._pending = list(dict.fromkeys(initial))
+        self._next_try = 0.0
+
+    async def agents(self) -> list[RemoteAgent]:
+        """Every agent known now (start-up agents reached so far included)."""
+        if self._pending and time.monotonic() >= self._next_try:
+            await self._add_pending()
+        with self._lock:
+            self._reload()
+            return list(self._agents.values())
+
+    async def add(self, url: object) -> RemoteAgent:
+        """Fetch the card at `url` and keep the agent (again, with its card refreshed, if
+        known); RegistryError, saying why, when no usable agent answers there."""
+        agent = await resolve(url)
+        with self._lock:
+            self._reload()
+            self._agents[agent.url] = agent
+            self._save()
+        return agent
+
+    async def remove(self, url: str) -> bool:
+        """Forget the agent added by `url`; False if it was not known."""
+        url = normalized_url(url)
+        with self._lock:
+            self._reload()
+            removed = self._agents.pop(url, None) is not None
+            if removed:
+                self._save()
+        return removed
+
+    async def _add_pending(self) -> None:
+        """Fetch the start-up agents not known yet, all at once; keep them in the given order."""
+        with self._lock:
+            self._reload()
+            known = set(self._agents)
+        urls: list[str] = []
+        for url in self._pending:
+            try:
+                if normalized_url(url) not in known:
+                    urls.append(url)
+            except RegistryError as exc:  # never going to work: say so once
+                log.error("host: not adding the agent %r: %s", url, exc)
+        found = await asyncio.gather(*(resolve(url) for url in urls), return_exceptions=True)
+        still: list[str] = []
+        with self._lock:
+            self._reload()
+            for url, agent in zip(urls, found, strict=True):
+                if isinstance(agent, RemoteAgent):
+                    self._agents.setdefault(agent.url, agent)
+                else:
+                    log.warning("host: cannot add the agent %s yet: %s", url, agent)
+                    still.append(url)
+            if len(still) < len(urls):
+                self._save()
+        self._pending = still
+        self._next_try = time.monotonic() + RETRY_SECONDS
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def _reload(self) -> None:
+        stamp = self._stamp()
+        if stamp == self._loaded_stamp:
+            return
+        self._loaded_stamp = stamp
+        self._agents = {}
+        if stamp is None:
+            return
+        try:
+            entries = json.loads(self.path.read_text(encoding="utf-8")).get("agents", [])
+        except (OSError, ValueError, AttributeError) as exc:
+            log.error("host: ignoring the unreadable agent registry %s: %s", self.path, exc)
+            return
+        for entry in entries:
+            try:
+                card = parse_card(json.dumps(entry["card"]).encode(), str(self.path))
+                self._agents[normalized_url(entry["url"])] = RemoteAgent(entry["url"], card)
+            except (A2AClientError, RegistryError, LookupError, TypeError) as exc:
+                log.error("host: skipping an entry of %s: %s", self.path, exc)
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        document = {
+            "agents": [{"url": a.url, "card": _card_json(a.card)} for a in self._agents.values()]
+        }
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        os.replace(temporary, self.path)
+        self._loaded_stamp = self._stamp()
