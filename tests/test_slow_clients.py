@@ -19,12 +19,16 @@ import uvicorn
 
 import accord
 from accord import create_app
+from accord.core.records import EventRecord
 from accord.runtime import bus
+from accord.runtime.redis_bus import RedisEventBus
 from accord.samples import echo
 from accord.server.http_limits import HttpLimits
+from accord.types import new_id
 from agents_for_tests import SAFETY_TIMEOUT
 from rpc import request, send_params
 from served_process import accord_serve
+from services import redis_url
 
 
 @contextmanager
@@ -302,3 +306,33 @@ def test_a_large_answer_arrives_whole_in_its_envelope() -> None:
     assert int(answer.headers["content-length"]) == len(answer.content)
     task = answer.json()["result"]
     assert len(task["artifacts"][0]["parts"][0]["text"]) > 2_900_000
+
+
+# --- each bus bounds what waits for one subscriber -------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_a_subscriber_that_never_reads_is_ended_not_grown(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bus, "MAX_PENDING_RECORDS", 50)
+    events: bus.EventBus
+    if kind == "redis":
+        events = RedisEventBus(await redis_url(), stream=f"accord:test:{new_id()}")
+    else:
+        events = bus.InProcessEventBus()
+    await events.start()
+    try:
+        with events.subscribe("t-1") as slow:
+            first = EventRecord("t-1", 1, None, False, b"{}")
+            await events.publish(first)
+            assert await asyncio.wait_for(anext(slow), SAFETY_TIMEOUT) == first
+            for seq in range(2, 500):
+                await events.publish(EventRecord("t-1", seq, None, False, b"{}"))
+            await asyncio.sleep(0.5 if kind == "redis" else 0)
+            assert slow._queue.qsize() <= 51
+            with pytest.raises(bus.StreamOverrun) as ended:
+                await asyncio.wait_for(anext(slow), SAFETY_TIMEOUT)
+            assert ended.value.data == {"lastEventId": 1}
+    finally:
+        await events.close()
