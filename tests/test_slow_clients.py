@@ -120,6 +120,18 @@ def test_a_body_trickling_in_times_out(address: tuple[str, int]) -> None:
     assert time.monotonic() - started < 5
 
 
+def test_requests_on_a_kept_alive_connection_keep_working(address: tuple[str, int]) -> None:
+    with httpx.Client(base_url=f"http://{address[0]}:{address[1]}") as http:
+        for _ in range(3):
+            answer = http.post("/", content=BODY, headers={"Content-Type": "application/json"})
+            assert answer.status_code == 200
+            time.sleep(0.3)  # idle, under the keep-alive timeout, past none of the deadlines
+    with _connect(address) as connection:  # two requests in one write (pipelined)
+        connection.sendall(_post(BODY) + _post(BODY, "Connection: close\r\n"))
+        answers = _read_all(connection)
+    assert answers.count(b"HTTP/1.1 200 ") == 2, answers
+
+
 def test_a_normal_request_keeps_working(address: tuple[str, int]) -> None:
     with _connect(address) as connection:
         connection.sendall(_post(BODY, "Connection: close\r\n"))

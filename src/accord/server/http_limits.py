@@ -82,9 +82,10 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self._refusal is not None:
             return  # the rest of a refused request, read and dropped until the close
+        was_in_head = self._in_head
         super().data_received(data)
-        if self._in_head and self._refusal is None and not self.transport.is_closing():
-            # Headers still incomplete after this chunk: all of it was headers.
+        if was_in_head and self._in_head and self._refusal is None:
+            # Headers incomplete before and after this chunk: all of it was headers.
             self._head_bytes += len(data)
             if self._head_bytes > self.limits.max_header_bytes:
                 self._refuse(_Refused(431, "the request's headers are too large"))
@@ -129,6 +130,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._disarm()
+        self._in_head, self._head_bytes = True, 0  # what comes next starts another request
         super().on_message_complete()
 
     # deadlines and refusals
