@@ -205,3 +205,18 @@ async def test_grpc_bytes_that_are_not_the_request_are_invalid_argument() -> Non
             with pytest.raises(grpc.aio.AioRpcError) as raised:
                 await call(b"\xff\xff\xff")
     assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf")])
+async def test_grpc_numbers_json_cannot_hold_are_invalid_argument(number: float) -> None:
+    app = create_app(echo.agent, grpc_port=0)
+    async with app.router.lifespan_context(app):
+        served = app.state.service.interfaces.served_interfaces("http://127.0.0.1/")
+        target = next(i.url for i in served if i.transport == TransportProtocol.GRPC)
+        async with grpc.aio.insecure_channel(target) as channel:
+            message = pb.Message(message_id="m", role=pb.ROLE_USER, parts=[pb.Part(text="x")])
+            sent = pb.SendMessageRequest(message=message)
+            sent.metadata["n"] = number
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                await rpc_v1.A2AServiceStub(channel).SendMessage(sent)
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT, raised.value.details()

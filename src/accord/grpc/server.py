@@ -20,7 +20,7 @@ from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
 from accord.core import Inbound
 from accord.core.records import EventRecord, close_stream
-from accord.errors import A2AError, InvalidRequest
+from accord.errors import A2AError, InvalidParams, InvalidRequest
 from accord.grpc.services import GRPC_SERVICES, GrpcService
 from accord.server.pipeline import Reply, RequestPipeline, Target
 
@@ -65,7 +65,10 @@ class GrpcBinding:
             if request is None:
                 raise InvalidRequest(f"the request is not a valid {rpc.input_type.full_name}")
             metadata = _metadata(context)
-            fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
+            try:
+                fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
+            except json_format.SerializeToJsonError as exc:  # NaN or Infinity in a Struct
+                raise InvalidParams(f"the request has a value JSON cannot hold: {exc}") from None
             inbound = Inbound(
                 "GRPC", name, metadata, peer=_peer(context), tenant=fields.get("tenant") or None
             )
