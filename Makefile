@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-DEMO_PORT ?= 8001
+DEMO_PORT ?= 8000
 
 .PHONY: install test lint typecheck pytest demo bench clean protos
 

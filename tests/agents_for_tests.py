@@ -84,16 +84,20 @@ class RecordingSink(EventSink):
 
 
 class AsksThenCompletes(AgentExecutor):
-    """Asks for the user's name, then greets them in an artifact and completes."""
+    """Asks for the user's name (pausing the task in `pause`: input-required, or
+    auth-required), then greets them in an artifact and completes."""
 
     QUESTION = "What is your name?"
+
+    def __init__(self, pause: TaskState = TaskState.INPUT_REQUIRED) -> None:
+        self.pause = pause
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
         first_turn = context.is_new_task
         updater = TaskUpdater(context, events)
         await updater.start_work()
         if first_turn:
-            await updater.requires_input(self.QUESTION)
+            await updater.update_status(self.pause, self.QUESTION)
             return
         await updater.add_artifact(f"Hello, {context.text}!", name="greeting")
         await updater.complete()

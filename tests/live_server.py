@@ -12,9 +12,10 @@ import uvicorn
 
 
 @contextmanager
-def serve_app(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
-    """Serve `app` with uvicorn on a free port of `host`; yields the base URL (no slash)."""
-    config = uvicorn.Config(app, host=host, port=0, log_level="warning", lifespan="on")
+def serve_app(app: Any, host: str = "127.0.0.1", **options: Any) -> Iterator[str]:
+    """Serve `app` with uvicorn on a free port of `host`; yields the base URL (no slash).
+    `options` go to uvicorn (`ssl_certfile=...` serves https)."""
+    config = uvicorn.Config(app, host=host, port=0, log_level="warning", lifespan="on", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="live-server", daemon=True)
     thread.start()
@@ -25,7 +26,7 @@ def serve_app(app: Any, host: str = "127.0.0.1") -> Iterator[str]:
         time.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield f"http://{host}:{port}"
+        yield f"{'https' if config.is_ssl else 'http'}://{host}:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -39,9 +39,13 @@ from wire_facts import (
     Refused,
     TaskFacts,
     error_details,
+    sdk_type_name,
 )
 
 Events = AbstractAsyncContextManager["EventStream"]
+HTTP_STATUS_OF_REFUSALS = (200, 401, 403, 429)
+"""JSON-RPC answers 200 to every error but authentication's (401), authorization's (403) and
+a limit's (429)."""
 ReadEvent = Callable[[Json, int | None], EventFacts]
 
 
@@ -102,6 +106,8 @@ class Wire:
     from unset) instead of none."""
     shapes: ClassVar[type[CanonicalShapes] | type[ProtoShapes]]
     NAMES: ClassVar[dict[str, str]]
+    PARTS: ClassVar[str] = "parts"
+    """The member of a message holding its parts."""
 
     # --- the transport -----------------------------------------------------------------------
 
@@ -146,6 +152,19 @@ class Wire:
         message = self._message(text)
         del message["messageId"]
         await self.call(self.NAMES["send"], self._send_fields(message))
+
+    async def send_without_parts(self) -> None:
+        """A send whose message has no parts: InvalidParams naming them."""
+        await self.call(self.NAMES["send"], self._send_fields(self._message_without_parts()))
+
+    def stream_without_parts(self) -> Events:
+        return self.open_stream(self.NAMES["stream"], {"message": self._message_without_parts()})
+
+    def _message_without_parts(self) -> Json:
+        message = self._message("")
+        message.pop("parts", None)
+        message.pop("content", None)
+        return {**message, self.PARTS: []}
 
     async def send_naming_the_other_version(self, text: str) -> None:
         """This version's send, sent naming the other protocol version."""
@@ -296,6 +315,7 @@ class ProtoV03(Wire):
     lacks = frozenset({"list_tasks"})
     zero_history_is_all = True
     shapes = Proto03Shapes
+    PARTS = "content"
     NAMES = {
         "send": "SendMessage",
         "stream": "SendStreamingMessage",
@@ -371,7 +391,7 @@ class JsonRpcTransport(Wire):
     async def call(self, method: str, fields: Any, *, version: str | None = None) -> Any:
         body = json.dumps(request(method, fields))
         response = await self.http.post("/", content=body, headers=self._headers(version))
-        assert response.status_code == 200, response.text
+        assert response.status_code in HTTP_STATUS_OF_REFUSALS, response.text
         assert response.headers["content-type"].startswith("application/json")
         assert version is not None or response.headers["a2a-version"] == self.version
         answer: Json = response.json()
@@ -388,7 +408,7 @@ class JsonRpcTransport(Wire):
         body = json.dumps(request(method, fields))
         headers = self._headers(**_replay_from(last_event_id))
         async with self.http.stream("POST", "/", content=body, headers=headers) as response:
-            assert response.status_code == 200
+            assert response.status_code in HTTP_STATUS_OF_REFUSALS
             if not response.headers["content-type"].startswith("text/event-stream"):
                 await response.aread()
                 raise self._refused(response.json()["error"])
@@ -442,19 +462,26 @@ class RestTransport(Wire):
             options["params"] = {k: json.dumps(v).strip('"') for k, v in rest.items()}
         return verb, path, options
 
-    @staticmethod
-    def _refused(http_status: int, error: Json) -> Refused:
+    def _refused(self, http_status: int, body: Json) -> Refused:
+        """A google.rpc.Status body; in 0.3 also with the JSON-RPC `code`, the `message` and
+        the error's `type` name beside it, which 0.3 clients read."""
+        error = body["error"]
         assert error["code"] == http_status
         reason, fields = error_details(error["details"])
         refused = Refused(reason or _status_reason(error["status"]), error["message"], fields)
         assert ERRORS[refused.reason][1:] == (http_status, error["status"]), error
+        if self.version == "0.3":
+            typed = (ERRORS[refused.reason][0], error["message"], sdk_type_name(refused.reason))
+            assert (body["code"], body["message"], body["type"]) == typed, body
+        else:
+            assert set(body) == {"error"}, body
         return refused
 
     async def call(self, method: str, fields: Any, *, version: str | None = None) -> Any:
         verb, path, options = self._request(method, fields, version)
         response = await self.http.request(verb, path, **options)
         if response.status_code != 200:
-            raise self._refused(response.status_code, response.json()["error"])
+            raise self._refused(response.status_code, response.json())
         assert response.headers["content-type"] == MEDIA_TYPES[self.version]
         assert response.headers["a2a-version"] == self.version
         return response.json()
@@ -468,15 +495,14 @@ class RestTransport(Wire):
         async with self.http.stream(verb, path, **options) as response:
             if response.status_code != 200:
                 await response.aread()
-                raise self._refused(response.status_code, response.json()["error"])
+                raise self._refused(response.status_code, response.json())
             assert response.headers["content-type"].startswith("text/event-stream")
             assert response.headers["a2a-version"] == self.version
 
             async def events() -> AsyncIterator[EventFacts]:
                 async for event in SseStream(response):
                     if "error" in event.data:
-                        error = event.data["error"]
-                        raise self._refused(error["code"], error)
+                        raise self._refused(event.data["error"]["code"], event.data)
                     yield self.shapes.event(event.data, event.id)
 
             yield await EventStream.open(events())
@@ -489,6 +515,9 @@ class GrpcTransport(Wire):
     pb: ClassVar[ModuleType]
     stubs: ClassVar[ModuleType]
 
+    metadata: tuple[tuple[str, str], ...] = ()
+    """Sent with every call (credentials)."""
+
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self.stub = self.stubs.A2AServiceStub(channel)
         self.methods = self.pb.DESCRIPTOR.services_by_name["A2AService"].methods_by_name
@@ -497,17 +526,20 @@ class GrpcTransport(Wire):
         request_type = message_factory.GetMessageClass(self.methods[method].input_type)
         message = json_format.ParseDict(fields or {}, request_type())
         metadata = (("a2a-version", version),) if version else ()
-        return getattr(self.stub, method)(message, metadata=metadata)
+        return getattr(self.stub, method)(message, metadata=metadata + self.metadata)
 
-    @staticmethod
-    def _refused(error: grpc.aio.AioRpcError) -> Refused:
+    def _refused(self, error: grpc.aio.AioRpcError) -> Refused:
+        """A status with a google.rpc.Status in the trailers; in 0.3 its message says the
+        error's type name first (`TaskNotFoundError: ...`), which 0.3 clients read."""
         trailers = dict(error.trailing_metadata() or ())
         status = status_pb2.Status.FromString(trailers["grpc-status-details-bin"])
         assert status.code == error.code().value[0]
         reason, fields = error_details(json_format.MessageToDict(status).get("details", []))
         code = error.code().name
-        refused = Refused(reason or _status_reason(code), error.details() or "", fields)
+        refused = Refused(reason or _status_reason(code), status.message, fields)
         assert ERRORS[refused.reason][2] == code, (refused.reason, code)
+        typed = f"{sdk_type_name(refused.reason)}: " if self.version == "0.3" else ""
+        assert error.details() == typed + status.message, error.details()
         return refused
 
     async def call(self, method: str, fields: Any, *, version: str | None = None) -> Any:
@@ -613,11 +645,17 @@ class Server:
 
 
 @asynccontextmanager
-async def connect_wire(kind: type[Wire], server: Server) -> AsyncIterator[Wire]:
-    """A `kind` wire to `server`."""
+async def connect_wire(
+    kind: type[Wire], server: Server, headers: dict[str, str] | None = None
+) -> AsyncIterator[Wire]:
+    """A `kind` wire to `server`, sending `headers` (gRPC: metadata) with every request."""
     if issubclass(kind, GrpcTransport):
         async with grpc.aio.insecure_channel(server.grpc_target) as channel:
-            yield kind(channel)
+            wire = kind(channel)
+            wire.metadata = tuple((k.lower(), v) for k, v in (headers or {}).items())
+            yield wire
         return
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=SAFETY_TIMEOUT) as http:
+    async with httpx.AsyncClient(
+        base_url=server.base_url, timeout=SAFETY_TIMEOUT, headers=headers
+    ) as http:
         yield kind(http)  # type: ignore[call-arg]

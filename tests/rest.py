@@ -86,8 +86,13 @@ def status_error(response: httpx.Response, status: int, media_type: str | None =
     if media_type is not None:
         assert response.headers["content-type"] == media_type
     body = response.json()
-    assert list(body) == ["error"], body
     error: Json = body["error"]
+    if media_type == A2A_JSON or set(body) == {"error"}:  # 1.0 routes, and paths of no route
+        assert list(body) == ["error"], body
+    else:  # 0.3 routes: what 0.3 clients read, beside the Status
+        assert list(body) == ["error", "code", "message", "type"], body
+        assert isinstance(body["code"], int) and body["message"] == error["message"]
+        assert body["type"].endswith("Error"), body
     assert error["code"] == status
     assert isinstance(error["status"], str) and error["status"].isupper()
     assert isinstance(error["message"], str) and error["message"]

@@ -205,10 +205,11 @@ class _Watched:
 
 
 @contextmanager
-def served(app: ASGIApp) -> Iterator[str]:
-    """Serve `app` on loopback; yields its base URL. Fails if the app raised anything unhandled."""
+def served(app: ASGIApp, **options: Any) -> Iterator[str]:
+    """Serve `app` on loopback (`options` go to uvicorn); yields its base URL. Fails if the app
+    raised anything unhandled."""
     watched = _Watched(app)
-    with serve_app(watched) as base_url:
+    with serve_app(watched, **options) as base_url:
         yield base_url
     assert not watched.errors, f"the app raised: {watched.errors!r}"
 

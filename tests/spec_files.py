@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-SPEC_DIR = Path(__file__).resolve().parents[2] / "shared" / "spec"
+SPEC_DIR = Path(
+    os.environ.get("A2A_SPEC_DIR") or Path(__file__).resolve().parents[2] / "shared" / "spec"
+)
 SCHEMA_PATH = SPEC_DIR / "a2a-v0.3.0.json"
 SPECIFICATION_PATH = SPEC_DIR / "specification-v0.3.0.md"
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -69,6 +71,33 @@ async def test_card_describes_the_jsonrpc_endpoint_of_this_server(
     assert card["capabilities"]["streaming"] is True
     assert card["capabilities"].get("pushNotifications") is not True
     assert "supportsAuthenticatedExtendedCard" not in card
+
+
+async def test_http_json_interfaces_are_listed_without_a_trailing_slash(
+    http: httpx.AsyncClient, base_url: str
+) -> None:
+    card = (await http.get(PATHS[0])).json()
+    rest = [i for i in card["supportedInterfaces"] if i["protocolBinding"] == "HTTP+JSON"]
+    assert {i["protocolVersion"]: i["url"] for i in rest} == {"1.0": base_url, "0.3": base_url}
+    legacy = [i["url"] for i in card["additionalInterfaces"] if i["transport"] == "HTTP+JSON"]
+    assert legacy == [base_url]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/message:send", "//message:send", "//v1/message:send", "/v1//message:send"],
+)
+async def test_a_route_is_found_with_or_without_doubled_slashes(
+    http: httpx.AsyncClient, base_url: str, path: str
+) -> None:
+    version = "0.3" if "v1" in path else "1.0"
+    content = [{"text": "hi"}]
+    message = {"messageId": "m-1", "role": "ROLE_USER"}
+    message["content" if version == "0.3" else "parts"] = content  # type: ignore[assignment]
+    url = httpx.URL(base_url + path)  # not joined to the client's base URL: `//` stays
+    response = await http.post(url, json={"message": message}, headers={"A2A-Version": version})
+    assert response.status_code == 200, response.text
+    assert response.headers["a2a-version"] == version
 
 
 async def test_card_uses_the_url_the_client_came_in_on(http: httpx.AsyncClient) -> None:
@@ -141,6 +170,41 @@ async def test_other_if_none_match_gets_the_card(
     assert response.status_code == 200
     assert response.headers["etag"] == etag
     assert AgentCard.model_validate(response.json()).name == "Card test agent"
+
+
+async def test_card_has_a_last_modified_date_no_later_than_now(http: httpx.AsyncClient) -> None:
+    response = await http.get(PATHS[0])
+    modified = parsedate_to_datetime(response.headers["last-modified"])
+    assert modified.tzinfo is not None and modified <= datetime.now(UTC)
+    assert response.headers["last-modified"].endswith(" GMT")
+
+
+@pytest.mark.parametrize("path", PATHS)
+async def test_if_modified_since_the_last_modification_is_304(
+    http: httpx.AsyncClient, path: str
+) -> None:
+    last_modified = (await http.get(path)).headers["last-modified"]
+    later = format_datetime(datetime.now(UTC) + timedelta(minutes=5), usegmt=True)
+    for since in (last_modified, later):
+        response = await http.get(path, headers={"If-Modified-Since": since})
+        assert response.status_code == 304
+        assert response.content == b""
+        assert response.headers["last-modified"] == last_modified
+
+
+@pytest.mark.parametrize("since", ["Mon, 01 Jan 2001 00:00:00 GMT", "not a date", ""])
+async def test_an_earlier_or_unreadable_if_modified_since_gets_the_card(
+    http: httpx.AsyncClient, since: str
+) -> None:
+    response = await http.get(PATHS[0], headers={"If-Modified-Since": since})
+    assert response.status_code == 200
+    assert response.json()["name"] == "Card test agent"
+
+
+async def test_if_none_match_wins_over_if_modified_since(http: httpx.AsyncClient) -> None:
+    last_modified = (await http.get(PATHS[0])).headers["last-modified"]
+    headers = {"If-None-Match": '"stale"', "If-Modified-Since": last_modified}
+    assert (await http.get(PATHS[0], headers=headers)).status_code == 200
 
 
 async def test_a_different_card_has_a_different_etag(http: httpx.AsyncClient) -> None:

@@ -229,6 +229,44 @@ async def test_without_its_1_0_members_the_served_card_is_a_0_3_card(
     assert schema_errors("AgentCard", card) == [], "0.3 clients read the whole card too"
 
 
+@pytest.mark.parametrize("path", [*CARD_PATHS, EXTENDED_PATH])
+@pytest.mark.parametrize("version", ["1.0", "1.0.1"])
+async def test_a_request_naming_1_0_gets_exactly_the_1_0_card(
+    http: httpx.AsyncClient, path: str, version: str
+) -> None:
+    union = await http.get(path)
+    response = await http.get(path, headers={"A2A-Version": version})
+    assert response.status_code == 200
+    card = response.json()
+    assert_valid_v1("AgentCard", card)  # the 1.0 schema allows no member it does not define
+    assert card == without(union.json(), ONLY_V0_3)
+    assert response.headers["vary"] == union.headers["vary"] == "A2A-Version"
+    assert response.headers["etag"] != union.headers["etag"]
+    again = await http.get(
+        path, headers={"A2A-Version": version, "If-None-Match": union.headers["etag"]}
+    )
+    assert again.status_code == 200, "an ETag names one variant"
+    cached = await http.get(
+        path, headers={"A2A-Version": version, "If-None-Match": response.headers["etag"]}
+    )
+    assert cached.status_code == 304
+
+
+@pytest.mark.parametrize(
+    "headers", [{}, {"A2A-Version": "0.3"}, {"A2A-Version": "2.0"}, {"A2A-Version": "1"}]
+)
+async def test_a_request_naming_no_1_x_version_gets_the_union_card(
+    http: httpx.AsyncClient, headers: dict[str, str]
+) -> None:
+    card = (await http.get(CARD_PATHS[0], headers=headers)).json()
+    assert {"url", "supportedInterfaces"} <= set(card)
+
+
+async def test_the_version_may_name_the_card_in_the_query(http: httpx.AsyncClient) -> None:
+    card = (await http.get(CARD_PATHS[0], params={"A2A-Version": "1.0"})).json()
+    assert_valid_v1("AgentCard", card)
+
+
 def test_each_half_of_the_union_card_is_that_versions_card() -> None:
     card = ServedInterfaces().card(rich_agent().card(""), "https://agents.example.com/")
     union = union_card(card)
@@ -285,18 +323,18 @@ async def test_the_card_lists_every_binding_and_version_served(
     http: httpx.AsyncClient, base_url: str
 ) -> None:
     card = (await http.get(CARD_PATHS[0])).json()
-    root = base_url + "/"
+    root = base_url + "/"  # HTTP+JSON URLs have no trailing slash: clients append routes
     assert card["supportedInterfaces"] == [
         {"url": root, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-        {"url": root, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        {"url": base_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
         {"url": root, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
-        {"url": root, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
+        {"url": base_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
     ]
     assert (card["url"], card["preferredTransport"]) == (root, "JSONRPC")
     assert card["protocolVersion"] == "0.3.0"
     assert card["additionalInterfaces"] == [
         {"url": root, "transport": "JSONRPC"},
-        {"url": root, "transport": "HTTP+JSON"},
+        {"url": base_url, "transport": "HTTP+JSON"},
     ]
 
 
@@ -361,7 +399,7 @@ def test_served_interfaces_list_the_newest_minor_version_of_each_major() -> None
     ]
     assert listed == [
         ("JSONRPC", "1.0", "https://a.example.com/x/"),
-        ("HTTP+JSON", "1.0", "https://a.example.com/x/"),
+        ("HTTP+JSON", "1.0", "https://a.example.com/x"),
         ("GRPC", "1.0", "https://a.example.com/x/grpc"),
         ("JSONRPC", "0.3", "https://a.example.com/x/"),
         ("HTTP+JSON", "0.3", "https://a.example.com/x/v1"),

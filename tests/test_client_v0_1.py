@@ -659,7 +659,9 @@ def test_accord_send_version_0_1(recorded: tuple[str, Recorder]) -> None:
 
 def test_accord_send_stream_version_0_1(recorded: tuple[str, Recorder]) -> None:
     url, recorder = recorded
-    result = CliRunner().invoke(cli, ["send", url, "shell stream", "--stream", "--version", "0.1"])
+    result = CliRunner().invoke(
+        cli, ["send", url, "shell stream", "--stream", "--version", "0.1", "-v"]
+    )
 
     assert result.exit_code == 0, result.output
     assert "artifact: shell stream" in result.output.splitlines()

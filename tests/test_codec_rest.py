@@ -396,10 +396,33 @@ def test_the_0_3_client_reads_proto_results() -> None:
     assert CLIENT.get_task.decode(PROTO_TASK) == TASK
     assert CLIENT.get_push_config.decode(BOUND) == PUSH_CONFIG
     assert CLIENT.list_push_configs.decode({"configs": [BOUND]}) == [PUSH_CONFIG]
+
+
+def test_the_0_3_client_creates_a_push_config_with_a_body_every_server_reads() -> None:
+    """The TaskPushNotificationConfig with its name (the proto's `body: "config"`), and the
+    CreateTaskPushNotificationConfigRequest some servers parse the body as instead."""
+    config = TaskPushNotificationConfig(
+        task_id="t", push_notification_config=PushNotificationConfig(url=HOOK, id="c-1")
+    )
+    bound = {
+        "name": "tasks/t/pushNotificationConfigs/c-1",
+        "pushNotificationConfig": {"url": HOOK, "id": "c-1"},
+    }
+    fields = CLIENT.set_push_config.encode(config)
+    assert fields == {"id": "t", **bound, "parent": "tasks/t", "configId": "c-1", "config": bound}
+    request = rest_request(REST_V0_3.route("CreateTaskPushNotificationConfig"), fields)
+    assert (request.verb, request.path) == ("POST", "/tasks/t/pushNotificationConfigs")
+    assert request.body is not None and "id" not in request.body
+
+
+def test_the_0_3_client_names_a_push_config_without_an_id() -> None:
     config = TaskPushNotificationConfig(
         task_id="t", push_notification_config=PushNotificationConfig(url=HOOK)
     )
-    assert CLIENT.set_push_config.encode(config) == {
-        "id": "t",
-        "pushNotificationConfig": {"url": HOOK},
-    }
+    fields = CLIENT.set_push_config.encode(config)
+    config_id = fields["configId"]
+    assert config_id and fields["pushNotificationConfig"]["id"] == config_id
+    assert (
+        fields["name"] == fields["config"]["name"] == f"tasks/t/pushNotificationConfigs/{config_id}"
+    )
+    assert CLIENT.set_push_config.encode(config)["configId"] != config_id, "a new one each time"

@@ -302,7 +302,7 @@ def with_configuration(**configuration: Any) -> Json:
         ({}, "message"),
         ({"message": "hi"}, "message"),
         ({"message": {**MESSAGE_V1, "messageId": None}}, "message.messageId"),
-        ({"message": {**MESSAGE_V1, "parts": None}}, "message.parts"),
+        ({"message": {**MESSAGE_V1, "parts": {"text": "hi"}}}, "message.parts"),
         (with_configuration(historyLength=-1), "configuration.historyLength"),
         (with_configuration(returnImmediately="soon"), "configuration.returnImmediately"),
         (

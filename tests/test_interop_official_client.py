@@ -12,7 +12,6 @@ import grpc
 import httpx
 import pytest
 from a2a.client import A2ACardResolver, Client, ClientConfig, create_client
-from a2a.client.errors import A2AClientError as SdkClientError
 from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import (
     CancelTaskRequest,
@@ -33,12 +32,16 @@ from a2a.types import (
     TaskPushNotificationConfig,
     TaskState,
 )
-from a2a.utils.errors import MethodNotFoundError, TaskNotFoundError
+from a2a.utils.errors import (
+    TaskNotCancelableError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
 
 from accord import Agent
 from accord.samples import echo
 from accord.types import new_id
-from agents_for_tests import GatedStreamer, NeverFinishes, Switchboard
+from agents_for_tests import AsksThenCompletes, GatedStreamer, NeverFinishes, Switchboard
 from live_server import serve_app
 
 JSONRPC_1_0 = ("JSONRPC", "1.0")
@@ -77,6 +80,7 @@ def served() -> Iterator[Served]:
             "never": never_finishes,
             "gated": streamer,
             "reply": echo.message_agent.executor,
+            "ask": AsksThenCompletes(),
         },
         default=echo.agent.executor,
     )
@@ -120,10 +124,16 @@ def interface(request: pytest.FixtureRequest) -> tuple[str, str]:
 
 @asynccontextmanager
 async def official_client(
-    base_url: str, interface: tuple[str, str], *, streaming: bool = True, **config: Any
+    base_url: str,
+    interface: tuple[str, str],
+    *,
+    streaming: bool = True,
+    interceptors: list[Any] | None = None,
+    **config: Any,
 ) -> AsyncIterator[Client]:
     """The official client for accord's real card, narrowed to the one interface under test
-    (the SDK prefers 1.0 whenever the card offers it); `config` goes to its ClientConfig."""
+    (the SDK prefers 1.0 whenever the card offers it); `config` goes to its ClientConfig,
+    `interceptors` (credentials) to the client."""
     binding, version = interface
     async with httpx.AsyncClient() as http:
         card = await A2ACardResolver(http, base_url).get_agent_card()
@@ -138,7 +148,7 @@ async def official_client(
     if binding == "GRPC":
         config.setdefault("grpc_channel_factory", grpc.aio.insecure_channel)
     options = ClientConfig(streaming=streaming, supported_protocol_bindings=[binding], **config)
-    client = await create_client(card, options)
+    client = await create_client(card, options, interceptors=interceptors)
     try:
         yield client
     finally:
@@ -247,6 +257,33 @@ async def test_subscribe_to_a_running_task(served: Served, interface: tuple[str,
     assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
 
 
+async def test_subscribe_to_a_task_waiting_for_input_follows_the_answer(
+    served: Served, interface: tuple[str, str]
+) -> None:
+    async with official_client(served.url, interface, streaming=False) as client:
+        [asked] = [e async for e in client.send_message(request("ask me"))]
+        assert asked.task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        answer = request("Ada")
+        answer.message.task_id = asked.task.id
+        answer.message.context_id = asked.task.context_id
+        async with official_client(served.url, interface) as subscriber:
+            events = []
+            async for event in subscriber.subscribe(SubscribeToTaskRequest(id=asked.task.id)):
+                events.append(event)
+                if len(events) == 1:  # subscribed: now the first client answers
+                    [done] = [e async for e in client.send_message(answer)]
+    assert (kind(events[0]), events[0].task.id) == ("task", asked.task.id)
+    assert done.task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert kind(events[-1]) == "status_update"
+    assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+    greetings = [
+        get_artifact_text(e.artifact_update.artifact)
+        for e in events[1:]
+        if kind(e) == "artifact_update"
+    ]
+    assert greetings == ["Hello, Ada!"]
+
+
 WEBHOOK = "https://hooks.example.com/a2a"
 
 
@@ -299,27 +336,23 @@ async def test_extended_agent_card(served: Served, interface: tuple[str, str]) -
     assert card.description == "The extended card."
 
 
-@pytest.mark.parametrize(
-    "interface",
-    sdk_fails_on(
-        {
-            HTTP_JSON_0_3: (
-                "a2a-sdk 1.3.0's CompatRestTransport reads only a top-level `type` member of an"
-                " error body (not 0.3's google.rpc.Status details) and maps every 404 to"
-                " MethodNotFoundError",
-                MethodNotFoundError,
-            ),
-            GRPC_0_3: (
-                "a2a-sdk 1.3.0's 0.3 gRPC transport reads the error's type only from a status"
-                " message `TypeName: message` (not the google.rpc.Status details)",
-                SdkClientError,
-            ),
-        }
-    ),
-)
 async def test_unknown_task_is_task_not_found(served: Served, interface: tuple[str, str]) -> None:
     async with official_client(served.url, interface) as client:
         with pytest.raises(TaskNotFoundError):
             await client.get_task(GetTaskRequest(id="no-such-task"))
         with pytest.raises(TaskNotFoundError):
             await client.cancel_task(CancelTaskRequest(id="no-such-task"))
+
+
+async def test_errors_of_a_finished_task_reach_the_client_by_type(
+    served: Served, interface: tuple[str, str]
+) -> None:
+    async with official_client(served.url, interface, streaming=False) as client:
+        [done] = [e async for e in client.send_message(request("hello"))]
+        task = done.task
+        with pytest.raises(TaskNotCancelableError):
+            await client.cancel_task(CancelTaskRequest(id=task.id))
+        more = request("more")
+        more.message.task_id = task.id
+        with pytest.raises(UnsupportedOperationError):
+            [e async for e in client.send_message(more)]

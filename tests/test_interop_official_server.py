@@ -44,7 +44,7 @@ from starlette.responses import Response
 from accord import A2AClientError, Client
 from accord.client.messages import user_message
 from accord.codecs import v1_0_client
-from accord.errors import InvalidParams, TaskNotFound, VersionNotSupported
+from accord.errors import TaskNotFound, VersionNotSupported
 from accord.types import (
     Message,
     MessageSendConfiguration,
@@ -206,15 +206,6 @@ def on(
     return pytest.mark.parametrize("official_url", params, ids=interface_id, indirect=True)
 
 
-CREATE_NEEDS_PARENT = pytest.mark.xfail(
-    strict=True,
-    raises=InvalidParams,
-    reason="a2a-sdk 1.3.0 HTTP+JSON 0.3 (compat/v0_3/rest_handler.py set_push_notification) "
-    "parses the body of POST /v1/tasks/{id}/pushNotificationConfigs as a "
-    "CreateTaskPushNotificationConfigRequest and rejects it (InvalidParams 'No task for ') "
-    "unless the body repeats the task as `parent`, which the path already names: spec 0.3, "
-    "7.5 and the proto's http annotation (body: config) put no `parent` in the body",
-)
 NO_DELETE_RESULT = pytest.mark.xfail(
     strict=True,
     raises=A2AClientError,
@@ -364,7 +355,7 @@ async def test_resubscribe_follows_a_running_task(
 # --- push notification configs ---------------------------------------------------------------
 
 
-@on(INTERFACES, xfail={("HTTP+JSON", "0.3"): CREATE_NEEDS_PARENT})
+@on(INTERFACES)
 async def test_a_push_config_is_created(official_url: str) -> None:
     hook = PushNotificationConfig(url="https://hooks.example/a", id="c-1", token="secret")
     async with Client(official_url) as client, seeding(official_url) as seeder:
@@ -376,7 +367,7 @@ async def test_a_push_config_is_created(official_url: str) -> None:
     assert stored == created
 
 
-@on(INTERFACES, xfail={("HTTP+JSON", "0.3"): CREATE_NEEDS_PARENT})
+@on(INTERFACES)
 async def test_a_push_config_without_an_id_gets_one(official_url: str) -> None:
     async with Client(official_url) as client:
         task = await client.send("hello")
@@ -440,7 +431,7 @@ async def test_push_configs_of_an_unknown_task_are_task_not_found(official_url: 
     INTERFACES,
     xfail={
         ("JSONRPC", "0.3"): PAYLOAD_IS_1_0,
-        ("HTTP+JSON", "0.3"): CREATE_NEEDS_PARENT,
+        ("HTTP+JSON", "0.3"): PAYLOAD_IS_1_0,
         ("GRPC", "0.3"): PAYLOAD_IS_1_0,
     },
 )

@@ -41,10 +41,12 @@ from agents_for_tests import (
 )
 from rpc import (
     JSON_HEADERS,
+    Json,
     RpcClient,
     SseEvent,
     connect,
     live,
+    request,
     send_params,
     served,
     text_of,
@@ -616,3 +618,43 @@ async def test_keepalive_stream_closed_while_idle_closes_its_source() -> None:
     await stream.aclose()  # what the server does when the client goes away
     async with asyncio.timeout(SAFETY_TIMEOUT):
         await source_closed.wait()
+
+
+# --- a streaming method refused before it starts ---------------------------------------------
+
+STREAMING_CALLS = [
+    ("tasks/resubscribe", {"id": "no-such-task"}, None, -32001),
+    ("message/stream", {"message": user_message("hi", task_id="no-such-task")}, None, -32001),
+    ("SubscribeToTask", {"id": "no-such-task"}, "1.0", -32001),
+    (
+        "SendStreamingMessage",
+        {"message": {"messageId": "m", "parts": [], "role": "ROLE_USER"}},
+        "1.0",
+        -32602,
+    ),
+]
+
+
+@pytest.mark.parametrize(("method", "params", "version", "code"), STREAMING_CALLS)
+@pytest.mark.parametrize("accept", ["text/event-stream", "application/json, text/event-stream"])
+async def test_an_early_error_of_a_stream_is_an_event_for_clients_accepting_one(
+    rpc: RpcClient, method: str, params: Json, version: str | None, code: int, accept: str
+) -> None:
+    headers = {**JSON_HEADERS, "Accept": accept, **({"A2A-Version": version} if version else {})}
+    response = await rpc.post(request(method, params, 7), headers=headers)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.headers["a2a-version"] == (version or "0.3")
+    assert response.text.startswith("data: ") and response.text.endswith("\n\n")
+    answer = json.loads(response.text.removeprefix("data: "))
+    assert (answer["jsonrpc"], answer["id"], answer["error"]["code"]) == ("2.0", 7, code)
+
+
+@pytest.mark.parametrize(("method", "params", "version", "code"), STREAMING_CALLS)
+async def test_an_early_error_of_a_stream_is_json_for_clients_not_accepting_events(
+    rpc: RpcClient, method: str, params: Json, version: str | None, code: int
+) -> None:
+    headers = {**JSON_HEADERS, **({"A2A-Version": version} if version else {})}
+    response = await rpc.post(request(method, params, 7), headers=headers)
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.json()["error"]["code"] == code

@@ -213,6 +213,7 @@ async def test_accepted_output_modes_are_checked(rpc: RpcClient) -> None:
         ({"id": "t"}, "message"),
         ({"id": "t", "message": "hi"}, "message"),
         ({"id": "t", "message": {"role": "user"}}, "message.parts"),
+        (send("t-no-parts"), "message.parts: at least one part is required"),
         (
             {"id": "t", "message": {"role": "user", "parts": [{"text": "hi"}]}},
             "message.parts.0.type",

@@ -25,8 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "codecs": CORE,
     "store": CORE,
     "keys": BASE,
+    "auth": CORE | {"keys"},
     "runtime": CORE | {"agents", "store"},
-    "server": CORE | {"agents", "codecs", "store", "runtime", "grpc", "keys"},
+    "server": CORE | {"agents", "codecs", "store", "runtime", "grpc", "keys", "auth"},
     "grpc": CORE | {"codecs", "server"},
     "client": CORE | {"codecs", "grpc", "keys"},
 }

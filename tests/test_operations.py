@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 import pytest
 
 from accord import Agent, AgentExecutor, create_app
 from accord.samples import echo
-from accord.types import new_id
+from accord.types import TaskState, new_id
 from agents_for_tests import (
     EXTENDED_CARD,
     AsksThenCompletes,
@@ -51,9 +52,10 @@ def bare_server() -> Iterator[Server]:
 
 
 @contextmanager
-def serve(agent: Agent) -> Iterator[Server]:
-    """Serve `agent` on loopback HTTP and gRPC; the gRPC target is read from its public card."""
-    with served(create_app(agent, grpc_port=0)) as base_url:
+def serve(agent: Agent, **options: Any) -> Iterator[Server]:
+    """Serve `agent` on loopback HTTP and gRPC (`options` go to create_app); the gRPC target
+    is read from its public card."""
+    with served(create_app(agent, grpc_port=0, **options)) as base_url:
         card = httpx.get(f"{base_url}/.well-known/agent-card.json").json()
         interfaces = card["supportedInterfaces"]
         (target,) = {i["url"] for i in interfaces if i["protocolBinding"] == "GRPC"}
@@ -194,6 +196,19 @@ async def test_a_message_without_an_id_is_invalid_params_naming_it(wire: Wire) -
         await wire.send_without_message_id("no id")
     assert refused.value.reason == "INVALID_PARAMS"
     assert refused.value.fields == ["message.messageId"]
+
+
+@over()
+async def test_a_message_without_parts_is_invalid_params(wire: Wire) -> None:
+    with pytest.raises(Refused) as sent:
+        await wire.send_without_parts()
+    with pytest.raises(Refused) as streamed:
+        async with wire.stream_without_parts():
+            pass
+    for refused in (sent.value, streamed.value):
+        assert refused.reason == "INVALID_PARAMS"
+        assert refused.fields == ["message.parts"]
+        assert "at least one part is required" in refused.message
 
 
 @over()
@@ -365,12 +380,24 @@ async def test_subscribe_sends_the_task_first_then_live_events(wire: Wire) -> No
 
 
 @over()
-async def test_subscribe_to_a_task_waiting_for_input_sends_only_the_task(wire: Wire) -> None:
-    asked = await wire.send("ask me")
-    assert isinstance(asked, TaskFacts)
+@pytest.mark.parametrize("pause", [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED])
+async def test_subscribe_to_a_paused_task_follows_the_next_turn_to_the_end(
+    wire: Wire, pause: TaskState
+) -> None:
+    asked = await wire.send(f"{routed(AsksThenCompletes(pause))} ask me")
+    assert isinstance(asked, TaskFacts) and asked.state == pause.value
     async with wire.subscribe(asked.id) as stream:
-        events = await stream.rest()
-    assert [(e.kind, e.task_id, e.state) for e in events] == [("task", asked.id, "input-required")]
+        first = await stream.next()
+        assert (first.kind, first.task_id, first.state) == ("task", asked.id, pause.value)
+        done = await finished_task(wire, "Ada", task_id=asked.id, context_id=asked.context_id)
+        rest = await stream.rest()
+    assert [(e.kind, e.state) for e in rest] == [
+        ("task", pause.value),  # the answer joined the task's history
+        ("status", "working"),
+        ("artifact", None),
+        ("status", "completed"),
+    ]
+    assert rest[2].text == done.artifacts[0] == "Hello, Ada!"
 
 
 @over("replay")

@@ -107,7 +107,7 @@ def ticks(events: list[SseEvent]) -> list[str]:
 
 
 def counted(count: int) -> list[str]:
-    return [f"tick {n}" for n in range(1, count + 1)]
+    return [f"tick {n}\n" for n in range(1, count + 1)]
 
 
 def artifact_ticks(task: Json) -> list[str]:

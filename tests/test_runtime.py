@@ -18,7 +18,7 @@ from accord.errors import (
     TaskNotFound,
     UnsupportedOperation,
 )
-from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime
+from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime, replicas
 from accord.samples import echo
 from accord.store import InMemoryTaskStore
 from accord.types import (
@@ -27,6 +27,7 @@ from accord.types import (
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
+    TaskStatus,
     TaskStatusUpdateEvent,
     TextPart,
 )
@@ -255,7 +256,14 @@ async def test_subscriptions_are_released_when_runs_and_watches_end(
     runtime = make_runtime(AsksThenCompletes())
     records = await run_to_end(runtime)
     task_id = records[0].task_id
-    assert await collect(runtime.watch(task_id))
+    watch = runtime.watch(task_id)
+    assert await anext(watch)
+    await watch.aclose()  # left while the task waits for input
+    assert bus_of(runtime).subscriber_count(task_id) == 0
+    watch = runtime.watch(task_id)
+    assert await anext(watch)
+    await run_to_end(runtime, "Ada", task_id=task_id)
+    assert await collect(watch)  # followed to the end of the task
     assert bus_of(runtime).subscriber_count(task_id) == 0
 
 
@@ -463,17 +471,57 @@ async def test_watch_gives_the_current_task_then_live_records(
     assert live[-1].final
 
 
-async def test_watch_of_a_task_waiting_for_input_ends_after_the_snapshot(
+async def test_watch_of_a_task_waiting_for_input_follows_the_next_turn_to_its_end(
     make_runtime: RuntimeFactory,
 ) -> None:
     runtime = make_runtime(AsksThenCompletes())
     task_id = (await run_to_end(runtime))[0].task_id
-    records = await collect(runtime.watch(task_id))
-    assert len(records) == 1 and records[0].final
-    assert json.loads(records[0].payload)["status"]["state"] == "input-required"
+    watch = runtime.watch(task_id)
+    first = await anext(watch)
+    assert json.loads(first.payload)["status"]["state"] == "input-required"
+    assert not first.final  # the watch goes on: the task is not over
+    await run_to_end(runtime, "Ada", task_id=task_id)
+    records = await collect(watch)
+    states = [
+        json.loads(r.payload)["status"]["state"]
+        for r in records
+        if not isinstance(r.event, TaskArtifactUpdateEvent)
+    ]
+    assert states == ["input-required", "working", "completed"]
+    assert [r.seq for r in records] == list(range(first.seq + 1, first.seq + 1 + len(records)))
 
 
 # --- cancel ----------------------------------------------------------------------------------
+
+
+class PausesWhenAskedToCancel(InProcessEventBus):
+    """A bus on which the replica running a task publishes `answer` when asked to cancel it:
+    a task that paused for input just before the request reached its run, or one canceled."""
+
+    def __init__(self, answer: EventRecord) -> None:
+        super().__init__()
+        self.answer = answer
+
+    async def request_cancel(self, task_id: str) -> None:
+        await self.publish(self.answer)
+
+
+def status_record(state: TaskState) -> EventRecord:
+    event = TaskStatusUpdateEvent(
+        task_id="t", context_id="c", status=TaskStatus(state=state), final=True
+    )
+    return EventRecord.of("t", 3, event, final=True)
+
+
+async def test_a_cancel_relayed_to_another_replica_waits_for_the_end_not_a_pause(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(replicas, "HANDOVER_TIMEOUT", 0.05)
+    bus = PausesWhenAskedToCancel(status_record(TaskState.INPUT_REQUIRED))
+    runtime = TaskRuntime(echo.agent.executor, InMemoryTaskStore(), bus)
+    assert not await runtime.replicas.cancel_elsewhere("t"), "a pause is no cancel: act here"
+    bus.answer = status_record(TaskState.CANCELED)
+    assert await runtime.replicas.cancel_elsewhere("t")
 
 
 async def test_cancel_calls_the_agent_and_ends_the_task_canceled(

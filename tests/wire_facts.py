@@ -91,8 +91,28 @@ ERRORS: dict[str, tuple[int, int, str]] = {
     "CONTENT_TYPE_NOT_SUPPORTED": (-32005, 400, "INVALID_ARGUMENT"),
     "EXTENDED_AGENT_CARD_NOT_CONFIGURED": (-32007, 400, "FAILED_PRECONDITION"),
     "VERSION_NOT_SUPPORTED": (-32009, 400, "FAILED_PRECONDITION"),
+    "UNAUTHENTICATED": (-32040, 401, "UNAUTHENTICATED"),  # accord's
+    "PERMISSION_DENIED": (-32041, 403, "PERMISSION_DENIED"),  # accord's
+    "RESOURCE_EXHAUSTED": (-32042, 429, "RESOURCE_EXHAUSTED"),  # accord's RateLimited
+    "DEADLINE_EXCEEDED": (-32043, 504, "DEADLINE_EXCEEDED"),  # accord's RequestTimedOut
 }
 BY_CODE = {code: reason for reason, (code, _, _) in ERRORS.items()}
+
+
+def sdk_type_name(reason: str) -> str:
+    """The name 0.3 clients know an error by (the official Python SDK's class name):
+    TASK_NOT_FOUND is TaskNotFoundError; accord's own errors go by their class names."""
+    if reason in ACCORD_TYPE_NAMES:
+        return ACCORD_TYPE_NAMES[reason]
+    return "".join(word.capitalize() for word in reason.split("_")) + "Error"
+
+
+ACCORD_TYPE_NAMES = {
+    "UNAUTHENTICATED": "Unauthenticated",
+    "PERMISSION_DENIED": "PermissionDenied",
+    "RESOURCE_EXHAUSTED": "RateLimited",
+    "DEADLINE_EXCEEDED": "RequestTimedOut",
+}
 
 
 def proto_state(wire_state: str) -> str:

@@ -147,6 +147,14 @@ class RateLimited(A2AError):
         self.retry_after = retry_after
 
 
+class RequestTimedOut(A2AError):
+    """The server gave up on a request that took longer than its limit (HTTP 504, gRPC
+    DEADLINE_EXCEEDED); a task it started goes on."""
+
+    code = -32043
+    default_message = "The request took too long"
+
+
 _BY_CODE: dict[int, type[A2AError]] = {
     cls.code: cls
     for cls in (
@@ -167,6 +175,7 @@ _BY_CODE: dict[int, type[A2AError]] = {
         Unauthenticated,
         PermissionDenied,
         RateLimited,
+        RequestTimedOut,
     )
 }
 

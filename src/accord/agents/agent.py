@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from accord.agents.executor import AgentExecutor
 from accord.extensions.base import Extension
@@ -16,9 +17,20 @@ from accord.types import (
     SecurityScheme,
 )
 
+DEFAULT_PORT = 8000
+"""Where `Agent.serve` and `accord serve` listen unless told otherwise."""
+
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.routing import BaseRoute
+
+
+class DeclaresSecurity(Protocol):
+    """A security declaration (`accord.auth.Security`): what it puts in the card."""
+
+    def card_schemes(self) -> dict[str, SecurityScheme]: ...
+
+    def card_requirements(self) -> list[dict[str, list[str]]]: ...
 
 
 class Agent:
@@ -41,7 +53,7 @@ class Agent:
         documentation_url: str | None = None,
         icon_url: str | None = None,
         security_schemes: dict[str, SecurityScheme] | None = None,
-        security: list[dict[str, list[str]]] | None = None,
+        security: DeclaresSecurity | list[dict[str, list[str]]] | None = None,
         extended_card: AgentCard | None = None,
         routes: Sequence[BaseRoute] = (),
     ) -> None:
@@ -49,6 +61,13 @@ class Agent:
         self.routes = list(routes)
         """Starlette routes of the agent's own, served beside the A2A routes (e.g. files)."""
         self.extended_card = extended_card
+        self.security = None if security is None or isinstance(security, list) else security
+        """The security the server enforces (`accord.auth.Security`), if declared: its schemes
+        and requirements are the card's. A plain list of requirements only goes in the card."""
+        requirements = security if isinstance(security, list) else None
+        if self.security is not None:
+            security_schemes = {**(security_schemes or {}), **self.security.card_schemes()}
+            requirements = self.security.card_requirements()
         self.extensions = [e for e in extensions if isinstance(e, Extension)]
         """The extensions this agent implements (card-only entries are not listed here)."""
         self._card = AgentCard(
@@ -70,7 +89,7 @@ class Agent:
             documentation_url=documentation_url,
             icon_url=icon_url,
             security_schemes=security_schemes,
-            security=security,
+            security=requirements,
             supports_authenticated_extended_card=extended_card is not None or None,
         )
 
@@ -88,14 +107,30 @@ class Agent:
 
         return create_app(self, **options)
 
-    def serve(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-        """Serve this agent with uvicorn until interrupted (with the default `HttpLimits`)."""
-        import uvicorn
+    def serve(
+        self,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        *,
+        store: str | None = None,
+        log_level: str = "warning",
+        **options: Any,
+    ) -> None:
+        """Serve this agent until interrupted, as `accord serve module:agent` does.
 
-        from accord.server.http_limits import HttpLimits
+        The port is `port`, else the `ACCORD_PORT` variable's, else 8000. Tasks are kept in
+        the store at the URL `store`: a SQLite file under `./.accord` by default, `memory`
+        to keep none. It says on stderr where it serves and where tasks are kept, and ends
+        with one line if the port is taken. `options` go to `accord.create_app`.
+        """
+        from accord.cli.errors import exit_on_errors
+        from accord.cli.serve import serve
+        from accord.cli.storage import StoreSettings
 
-        limits = HttpLimits().uvicorn_options()
-        uvicorn.run(self.app(**options), host=host, port=port, log_level="warning", **limits)
+        storage = StoreSettings() if store is None else StoreSettings(url=store)
+        if port is None:
+            port = int(os.environ.get("ACCORD_PORT", DEFAULT_PORT))
+        exit_on_errors(lambda: serve(self, host, port, log_level, storage, app_options=options))
 
     def __repr__(self) -> str:
         return f"Agent(name={self.name!r}, executor={type(self.executor).__name__})"

@@ -1,4 +1,9 @@
-"""`accord chat`: an interactive conversation with an agent, turn by turn, in one context."""
+"""`accord chat`: a conversation with an agent, turn by turn in one context, with /commands.
+
+A line is a message to the agent, unless it starts with `/`: then it is a command of the
+chat itself (`/help` lists them; `//text` sends `/text`). Ctrl-C while the agent answers
+stops showing the answer and offers to cancel its task; Ctrl-D leaves.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +11,40 @@ import importlib
 import sys
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import typer
 from rich.console import Console
 
-from accord.cli.errors import error_line
-from accord.cli.output import StreamPrinter, show_result
+from accord.cli.conversation import ViewSettings
+from accord.cli.errors import BadArgument, error_line
+from accord.cli.inputs import data_part, file_part
+from accord.cli.turns import OutputChoice, Turn, show_task, take_turn
 from accord.client import SyncClient
 from accord.errors import A2AClientError, A2AError
-from accord.types import Message, StreamEvent, Task, TaskState, TaskStatusUpdateEvent
+from accord.types import Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent
 
-QUIT_COMMANDS = frozenset({"/quit", "/exit"})
+COMMANDS = {
+    "/help": "this list",
+    "/new": "start a new conversation (a new context)",
+    "/task": "show the current task: its messages, artifacts and state",
+    "/cancel": "cancel the current task",
+    "/file PATH": "attach a file to your next message",
+    "/data JSON": "attach structured data (a JSON object) to your next message",
+    "/quit": "leave (so does /exit or Ctrl-D)",
+}
 
 
 @dataclass
 class Conversation:
-    """What the next turn continues: the context, and the task when it waits for the user."""
+    """What the next turn continues: the context, the task when it waits for the user, and
+    the parts to attach to the next message."""
 
     context_id: str | None = None
     task_id: str | None = None
     state: TaskState | None = None
+    attachments: list[Part] = field(default_factory=list)
 
     def observe(self, event: StreamEvent) -> None:
         """Follow the context and task state through an answer or stream event."""
@@ -45,47 +63,161 @@ class Conversation:
         """The task the next message belongs to: one waiting for input, else a new one."""
         return self.task_id if self.state is not None and self.state.is_interrupted else None
 
+    @property
+    def running(self) -> bool:
+        return self.task_id is not None and self.state is not None and not self.state.is_terminal
 
-def run_chat(client: SyncClient, console: Console, read_line: Callable[[str], str] = input) -> None:
-    """Read lines and send each to the agent until /quit, /exit, end of input or Ctrl-C."""
-    card = client.get_card()
-    streaming = bool(card.capabilities.streaming)
-    console.print(f"Talking to {card.name}. /quit to leave.", style="dim")
-    prompt = "you> " if sys.stdin.isatty() else ""
-    if prompt:
-        with suppress(ImportError):
-            importlib.import_module("readline")  # line editing and history for input()
-    conversation = Conversation()
-    try:
+
+class ChatSession:
+    """Reads lines and answers them until /quit or the end of input."""
+
+    def __init__(
+        self,
+        client: SyncClient,
+        console: Console,
+        output: OutputChoice,
+        save_to: Path,
+        read_line: Callable[[str], str] = input,
+    ) -> None:
+        self.client = client
+        self.console = console
+        self.output = output
+        self.save_to = save_to
+        self.read_line = read_line
+        self.conversation = Conversation()
+        self.shown_messages: set[str] = set()
+        self.interactive = sys.stdin.isatty()
+        card = client.get_card()
+        self.agent_name = card.name
+        self.streaming = bool(card.capabilities.streaming)
+
+    def run(self) -> None:
+        self.console.print(
+            f"Talking to {self.agent_name}. /help for commands, Ctrl-D to leave.", style="dim"
+        )
+        prompt = "you> " if self.interactive else ""
+        if self.interactive:
+            with suppress(ImportError):
+                importlib.import_module("readline")  # line editing and history for input()
         while True:
             try:
-                line = read_line(prompt).strip()
+                line = self.read_line(prompt).strip()
             except EOFError:
-                break
-            if line in QUIT_COMMANDS:
-                break
-            if line:
-                _take_turn(client, console, conversation, line, streaming=streaming)
-    except KeyboardInterrupt:
-        console.print()
+                if self.interactive:
+                    self.console.print()  # leave the prompt's line
+                return
+            except KeyboardInterrupt:
+                self.console.print()  # Ctrl-C at the prompt clears the line, like a shell
+                continue
+            if line.startswith("/") and not line.startswith("//"):
+                if not self.command(line):
+                    return
+            elif line:
+                if not self.interactive:  # show the line, so a piped chat reads as one
+                    self.console.print(f"you> {line}", style="bold")
+                self.say(line.removeprefix("/"))
 
+    def say(self, text: str) -> None:
+        """One turn: the message with any attachments, the answer shown as it comes."""
+        conversation = self.conversation
+        turn = Turn(
+            text,
+            list(conversation.attachments),
+            conversation.continued_task_id,
+            conversation.context_id,
+            observers=[conversation.observe],
+        )
+        conversation.attachments.clear()
+        settings = ViewSettings(self.agent_name, self.save_to)
+        view = self.output.view(self.console, settings, shown_messages=self.shown_messages)
+        try:
+            take_turn(self.client, view, turn, streaming=self.streaming)
+        except (A2AError, A2AClientError) as exc:
+            typer.echo(error_line(exc), err=True)
+        except KeyboardInterrupt:
+            self.console.print()
+            self._offer_to_cancel()
 
-def _take_turn(
-    client: SyncClient, console: Console, conversation: Conversation, line: str, *, streaming: bool
-) -> None:
-    task_id, context_id = conversation.continued_task_id, conversation.context_id
-    try:
-        if streaming:
-            printer = StreamPrinter(console)
-            try:
-                for event in client.stream(line, task_id=task_id, context_id=context_id):
-                    conversation.observe(event)
-                    printer.show(event)
-            finally:
-                printer.finish()
+    def command(self, line: str) -> bool:
+        """Carry out a chat command; False when the chat ends."""
+        name, _, argument = line.partition(" ")
+        argument = argument.strip()
+        if name in ("/quit", "/exit"):
+            return False
+        if name == "/help":
+            width = max(len(usage) for usage in COMMANDS)
+            for usage, meaning in COMMANDS.items():
+                self.console.print(f"{usage:<{width}}  {meaning}")
+            self.console.print("Start a message with // to send it with one /.", style="dim")
+        elif name == "/new":
+            self.conversation = Conversation()
+            self.console.print("(a new conversation)", style="dim")
+        elif name == "/task":
+            self._show_task()
+        elif name == "/cancel":
+            self._cancel()
+        elif name in ("/file", "/data") and argument:
+            self._attach(name, argument)
         else:
-            result = client.send(line, task_id=task_id, context_id=context_id)
-            conversation.observe(result)
-            show_result(console, result)
-    except (A2AError, A2AClientError) as exc:
-        typer.echo(error_line(exc), err=True)
+            self.console.print(f"unknown command {line!r}: /help lists the commands", style="red")
+        return True
+
+    def _attach(self, name: str, argument: str) -> None:
+        try:
+            part = file_part(Path(argument)) if name == "/file" else data_part(argument)
+        except BadArgument as exc:
+            self.console.print(str(exc), style="red")
+            return
+        self.conversation.attachments.append(part)
+        self.console.print(f"(attached to your next message: {argument})", style="dim")
+
+    def _show_task(self) -> None:
+        task_id = self.conversation.task_id
+        if task_id is None:
+            self.console.print("(no task yet)", style="dim")
+            return
+        try:
+            task = self.client.get_task(task_id)
+        except (A2AError, A2AClientError) as exc:
+            typer.echo(error_line(exc), err=True)
+            return
+        self.console.print(f"task {task.id} in context {task.context_id}", style="dim")
+        show_task(self.agent_name, task, self.save_to, json_output=False, verbose=False)
+
+    def _cancel(self) -> None:
+        if not self.conversation.running:
+            self.console.print("(no running task to cancel)", style="dim")
+            return
+        try:
+            task = self.client.cancel_task(self.conversation.task_id or "")
+        except (A2AError, A2AClientError) as exc:
+            typer.echo(error_line(exc), err=True)
+            return
+        self.conversation.observe(task)
+        self.console.print(f"({task.status.state.value})", style="yellow")
+
+    def _offer_to_cancel(self) -> None:
+        """After Ctrl-C during an answer: ask once whether to cancel its task."""
+        if not self.conversation.running:
+            self.console.print("(interrupted)", style="dim")
+            return
+        try:
+            answer = self.read_line("Cancel this task? [Y/n] ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            answer = "y"
+            self.console.print()
+        if answer in ("", "y", "yes"):
+            self._cancel()
+        else:
+            self.console.print("(the task goes on; /task shows it, /cancel ends it)", style="dim")
+
+
+def run_chat(
+    client: SyncClient,
+    console: Console,
+    output: OutputChoice | None = None,
+    save_to: Path = Path(),
+    read_line: Callable[[str], str] = input,
+) -> None:
+    """Hold a chat with the agent of `client` until /quit, /exit or the end of input."""
+    ChatSession(client, console, output or OutputChoice(), save_to, read_line).run()

@@ -8,7 +8,8 @@ from typing import NoReturn, ParamSpec, TypeVar
 
 import typer
 
-from accord.errors import A2AClientError, A2AError
+from accord.client.credentials import CredentialsRequired
+from accord.errors import A2AClientError, A2AError, Unauthenticated
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -42,6 +43,10 @@ def reports_errors(command: Callable[P, T]) -> Callable[P, T]:
     def run(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return command(*args, **kwargs)
+        except (Unauthenticated, CredentialsRequired) as exc:
+            from accord.cli.credentials import HINT
+
+            fail(f"{error_line(exc)}\n{HINT}")
         except (A2AError, A2AClientError) as exc:
             fail(error_line(exc))
         except BadArgument as exc:
@@ -50,3 +55,11 @@ def reports_errors(command: Callable[P, T]) -> Callable[P, T]:
             fail("interrupted", EXIT_INTERRUPTED)
 
     return run
+
+
+def exit_on_errors(call: Callable[[], T]) -> T:
+    """Run `call` outside a command (`Agent.serve`): the same one-line errors, then SystemExit."""
+    try:
+        return reports_errors(call)()
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None

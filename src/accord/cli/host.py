@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from accord.agents.agent import DEFAULT_PORT
 from accord.cli import serve as serving
 from accord.cli.errors import reports_errors
 from accord.cli.storage import StoreSettings
@@ -33,19 +34,28 @@ def host(
     ] = None,
     registry: Annotated[
         Path,
-        typer.Option(envvar=REGISTRY_VARIABLE, help="The file the known agents are kept in."),
+        typer.Option(
+            metavar="PATH", envvar=REGISTRY_VARIABLE, help="The file the known agents are kept in."
+        ),
     ] = DEFAULT_REGISTRY_PATH,
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    host: Annotated[
+        str, typer.Option(metavar="HOST", help="Interface to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = DEFAULT_PORT,
+    log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
     store: Annotated[
         str,
-        typer.Option(envvar="ACCORD_STORE", help="Where the host's own tasks live (see serve)."),
+        typer.Option(
+            metavar="URL",
+            envvar="ACCORD_STORE",
+            help="Where the host's own tasks live (see serve).",
+        ),
     ] = DEFAULT_STORE_URL,
 ) -> None:
-    """Serve the multi-agent host: it delegates each request to the agents whose skills fit.
+    """Serve the multi-agent host.
 
-    Manage its agents at /host/agents (GET lists, POST {"url": ...} adds, DELETE ?url= removes).
+    It delegates each request to the agents whose skills fit. Manage its agents at
+    /host/agents (GET lists, POST {"url": ...} adds, DELETE ?url= removes).
     """
     from accord.host import host_agent
 

@@ -1,22 +1,22 @@
-"""What the CLI prints: cards, tasks and messages for people, wire JSON lines for programs."""
+"""What the CLI prints besides a conversation: cards, the protocol view (--verbose), JSON lines."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Protocol
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
+from accord.cli.content import describe_file
 from accord.client.interfaces import card_interfaces, describe
 from accord.types import (
     A2AModel,
     AgentCard,
     Artifact,
     DataPart,
-    FilePart,
-    FileWithBytes,
     Message,
     Part,
     StreamEvent,
@@ -63,20 +63,9 @@ def parts_text(parts: Sequence[Part], *, text_joiner: str = "\n") -> str:
         elif isinstance(part, DataPart):
             lines.append(json.dumps(part.data, ensure_ascii=False))
         else:
-            lines.append(_file_text(part))
+            lines.append(describe_file(part))
         previous_was_text = isinstance(part, TextPart)
     return "\n".join(lines)
-
-
-def _file_text(part: FilePart) -> str:
-    file = part.file
-    if isinstance(file, FileWithBytes):
-        where = f"{len(file.bytes) * 3 // 4 - file.bytes[-2:].count('=')} bytes"
-    else:
-        where = file.uri
-    details = ", ".join(item for item in (file.mime_type, where) if item)
-    name = f" {file.name}" if file.name else ""
-    return f"[file{name} ({details})]"
 
 
 def state_text(state: TaskState) -> Text:
@@ -112,20 +101,85 @@ def show_card(console: Console, card: AgentCard) -> None:
         console.print(labelled(f"skill {skill.id}:", f"{skill.name} — {skill.description}"))
         for example in skill.examples or ():
             console.print(Text(f"  e.g. {example}", style="dim"))
+    for extension in capabilities.extensions or ():
+        required = " (required)" if extension.required else ""
+        console.print(labelled(f"extension{required}:", extension.uri))
+        if extension.description:
+            console.print(Text(f"  {extension.description}", style="dim"))
+        if extension.params:
+            params = json.dumps(extension.params, ensure_ascii=False)
+            console.print(Text(f"  params: {params}", style="dim"))
 
 
-def show_result(console: Console, result: Task | Message, *, history: bool = False) -> None:
-    """A task (header, its messages, artifacts) or an agent's message."""
-    if isinstance(result, Message):
-        show_message(console, result)
-        return
-    console.print(task_header(result))
-    if history:
-        for message in result.history or ():
-            show_message(console, message)
-    show_status_message(console, result.status)
-    for artifact in result.artifacts or ():
-        show_artifact(console, artifact)
+class View(Protocol):
+    """How a command shows an answer: each event as it arrives, then `finish`."""
+
+    def show(self, event: StreamEvent) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+class JsonView:
+    """Each object as one line of wire JSON (`--json`)."""
+
+    def show(self, event: StreamEvent) -> None:
+        print_json_line(event)
+
+    def finish(self) -> None:
+        pass
+
+
+class ProtocolView:
+    """The protocol as it happens (`--verbose`): task and context ids, every state, each part.
+
+    A task shows its header, status message and artifacts (and its messages with
+    `history`); status updates show their state; chunks of one artifact continue its line.
+    """
+
+    def __init__(self, console: Console, *, history: bool = False) -> None:
+        self.console = console
+        self.history = history
+        self._open_artifact: str | None = None
+
+    def show(self, event: StreamEvent) -> None:
+        if isinstance(event, TaskArtifactUpdateEvent):
+            self._show_chunk(event)
+            return
+        self.finish()
+        if isinstance(event, Task):
+            self._show_task(event)
+        elif isinstance(event, TaskStatusUpdateEvent):
+            self.console.print(state_text(event.status.state))
+            show_status_message(self.console, event.status)
+        else:
+            show_message(self.console, event)
+
+    def finish(self) -> None:
+        """End the line of an artifact still being streamed."""
+        if self._open_artifact is not None:
+            self.console.print()
+            self._open_artifact = None
+
+    def _show_task(self, task: Task) -> None:
+        self.console.print(task_header(task))
+        if self.history:
+            for message in task.history or ():
+                show_message(self.console, message)
+        show_status_message(self.console, task.status)
+        for artifact in task.artifacts or ():
+            show_artifact(self.console, artifact)
+
+    def _show_chunk(self, event: TaskArtifactUpdateEvent) -> None:
+        artifact = event.artifact
+        text = artifact_text(artifact)
+        if event.append and self._open_artifact == artifact.artifact_id:
+            self.console.print(text, end="")
+        else:
+            self.finish()
+            self.console.print(labelled(f"{artifact_label(artifact)}:", text), end="")
+            self._open_artifact = artifact.artifact_id
+        if event.last_chunk:
+            self.finish()
 
 
 def task_header(task: Task) -> Text:
@@ -159,42 +213,3 @@ def artifact_text(artifact: Artifact) -> str:
 
 def artifact_label(artifact: Artifact) -> str:
     return f"artifact {artifact.name}" if artifact.name else "artifact"
-
-
-class StreamPrinter:
-    """Prints stream events as they arrive; chunks of one artifact continue the same line."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self._open_artifact: str | None = None
-
-    def show(self, event: StreamEvent) -> None:
-        if isinstance(event, TaskArtifactUpdateEvent):
-            self._show_chunk(event)
-            return
-        self.finish()
-        if isinstance(event, Task):  # the task as the stream starts; its updates follow
-            self.console.print(task_header(event))
-        elif isinstance(event, TaskStatusUpdateEvent):
-            self.console.print(state_text(event.status.state))
-            show_status_message(self.console, event.status)
-        else:
-            show_message(self.console, event)
-
-    def finish(self) -> None:
-        """End the line of an artifact still being streamed."""
-        if self._open_artifact is not None:
-            self.console.print()
-            self._open_artifact = None
-
-    def _show_chunk(self, event: TaskArtifactUpdateEvent) -> None:
-        artifact = event.artifact
-        text = artifact_text(artifact)
-        if event.append and self._open_artifact == artifact.artifact_id:
-            self.console.print(text, end="")
-        else:
-            self.finish()
-            self.console.print(labelled(f"{artifact_label(artifact)}:", text), end="")
-            self._open_artifact = artifact.artifact_id
-        if event.last_chunk:
-            self.finish()

@@ -8,6 +8,8 @@ import importlib
 import inspect
 import os
 import sys
+import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -18,9 +20,14 @@ from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
 from accord.cli.errors import BadArgument
+from accord.cli.ports import ensure_free
 from accord.cli.storage import StoreSettings, display_url, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.server.http_limits import HttpLimits
+from accord.server.limits import Limits
+from accord.server.tls import TlsFiles
+
+CARD_PATH = "/.well-known/agent-card.json"
 
 
 def load_app(target: str) -> Any:
@@ -35,14 +42,24 @@ def find_target(target: str) -> Any:
     if not module_name or not attribute:
         example = "accord.samples.echo:agent"
         raise BadArgument(f"expected MODULE:ATTRIBUTE (like {example}), got {target!r}")
-    found: Any = _import(module_name)
+    module = _import(module_name)
+    found: Any = module
     for name in attribute.split("."):
         if not hasattr(found, name):
-            raise BadArgument(f"module {module_name!r} has no attribute {attribute!r}")
+            raise BadArgument(_missing_attribute(module, attribute))
         found = getattr(found, name)
     if isinstance(found, Agent) or _is_asgi_app(found):
         return found
     raise BadArgument(f"{target} is a {type(found).__name__}, not an accord.Agent or an ASGI app")
+
+
+def _missing_attribute(module: ModuleType, attribute: str) -> str:
+    where = f" ({module.__file__})" if module.__file__ else ""
+    line = f"module {module.__name__!r}{where} has no attribute {attribute!r}"
+    agents = [name for name, value in vars(module).items() if isinstance(value, Agent)]
+    if agents:
+        line += "; its agents: " + ", ".join(f"{module.__name__}:{name}" for name in agents)
+    return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,42 +79,60 @@ def run(
     storage: StoreSettings | None = None,
     replica: ReplicaSettings | None = None,
     grpc_port: int | None = None,
-    limits: HttpLimits | None = None,
+    tls: TlsFiles | None = None,
+    limits: Limits | None = None,
+    http_limits: HttpLimits | None = None,
     debug: bool = False,
 ) -> None:
-    """Serve the app named by `target` (or the agent `target` is) until interrupted.
-
-    An agent gets the store `storage` names (its schema upgraded first) and the bus
-    `replica` names, and with `grpc_port` the gRPC services on that port of `host`; an ASGI
-    app is served as it is. Every connection is held to `limits` (default `HttpLimits()`);
-    `debug` shows callers the errors of the agent and the server (for development only).
-    """
+    """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
+    (see `serve`); `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers,
+    `http_limits` each connection; `debug` shows callers the errors of the agent and the
+    server (for development only)."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
-    replica = replica if replica is not None else ReplicaSettings()
     found = find_target(target) if isinstance(target, str) else target
-    app: Any = found
-    if grpc_port is not None and not isinstance(found, Agent):
-        raise BadArgument("--grpc-port serves an accord.Agent, not an ASGI app")
+    options: dict[str, Any] = {}
+    if tls is not None:
+        options["tls"] = tls
+    if limits is not None:
+        options["limits"] = limits
+    if debug:
+        options["debug"] = True
+    serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits)
+
+
+def serve(
+    found: Any,
+    host: str,
+    port: int,
+    log_level: str = "info",
+    storage: StoreSettings | None = None,
+    replica: ReplicaSettings | None = None,
+    grpc_port: int | None = None,
+    app_options: Mapping[str, Any] | None = None,
+    tls: TlsFiles | None = None,
+    http_limits: HttpLimits | None = None,
+) -> None:
+    """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked before
+    the server starts, after the store and the bus. Every connection is held to
+    `http_limits` (default `HttpLimits()`).
+
+    An agent gets the store `storage` names (its schema upgraded first) and the bus
+    `replica` names, and with `grpc_port` the gRPC services on that port of `host`; it says
+    on stderr where it is served and where its tasks are kept. An ASGI app is served as it is.
+    """
+    replica = replica if replica is not None else ReplicaSettings()
+    if (grpc_port is not None or app_options) and not isinstance(found, Agent):
+        raise BadArgument("--grpc-port, TLS and limits serve an accord.Agent, not an ASGI app")
     if isinstance(found, Agent):
-        storage = storage if storage is not None else StoreSettings()
-        store = prepare_store(storage)
-        try:
-            bus = open_bus(replica.bus_url)
-        except ValueError as exc:
-            raise BadArgument(f"--bus: {exc}") from None
-        typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
-        app = found.app(
-            store=store,
-            bus=bus,
-            runner_ttl=replica.runner_ttl,
-            cleanup_interval=storage.cleanup_interval,
-            grpc_port=grpc_port,
-            grpc_host=host,
-            debug=debug,
-        )
+        app = _agent_app(found, host, port, storage, replica, grpc_port, app_options or {})
+    else:
+        ensure_free(host, port)
+        app = found
     _tune_gc()
     _tune_malloc()
+    server_options = tls.uvicorn_options() if tls is not None else {}
+    server_options |= (http_limits or HttpLimits()).uvicorn_options(server_options.get("http"))
     uvicorn.run(
         app,
         host=host,
@@ -105,8 +140,42 @@ def run(
         log_level=log_level,
         access_log=False,
         timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
-        **(limits or HttpLimits()).uvicorn_options(),
+        **server_options,
     )
+
+
+def _agent_app(
+    agent: Agent,
+    host: str,
+    port: int,
+    storage: StoreSettings | None,
+    replica: ReplicaSettings,
+    grpc_port: int | None,
+    app_options: Mapping[str, Any],
+) -> Any:
+    """The agent's app on its store and bus, once they open and the ports are free."""
+    storage = storage if storage is not None else StoreSettings()
+    store = prepare_store(storage)
+    try:
+        bus = open_bus(replica.bus_url)
+    except ValueError as exc:
+        raise BadArgument(f"--bus: {exc}") from None
+    ensure_free(host, port)
+    if grpc_port is not None:
+        ensure_free(host, grpc_port, "--grpc-port")
+    scheme = "https" if "tls" in app_options else "http"
+    url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+    typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
+    typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
+    options: dict[str, Any] = {
+        "store": store,
+        "bus": bus,
+        "runner_ttl": replica.runner_ttl,
+        "cleanup_interval": storage.cleanup_interval,
+        "grpc_port": grpc_port,
+        "grpc_host": host,
+    }
+    return agent.app(**{**options, **app_options})
 
 
 def _import(module_name: str) -> ModuleType:
@@ -116,8 +185,27 @@ def _import(module_name: str) -> ModuleType:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
-            raise BadArgument(f"no module named {module_name!r}") from None
-        raise BadArgument(f"cannot import {module_name!r}: {exc}") from None
+            raise BadArgument(
+                f"no module named {module_name!r} (looked in {os.getcwd()} and"
+                " the installed packages)"
+            ) from None
+        raise BadArgument(f"cannot import {module_name!r}: {_failure(exc)}") from None
+    except Exception as exc:  # the module's own code failed: say what and where, in one line
+        raise BadArgument(f"cannot import {module_name!r}: {_failure(exc)}") from None
+
+
+def _failure(exc: BaseException) -> str:
+    """`Type: message (file, line N)`: the exception and the innermost line that raised it."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{type(exc).__name__}: {exc.msg} ({exc.filename}, line {exc.lineno})"
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if "importlib" not in frame.filename and not frame.filename.startswith("<frozen")
+    ]
+    where = f" ({frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {message}{where}" if message else f"{type(exc).__name__}{where}"
 
 
 def _is_asgi_app(candidate: object) -> bool:

@@ -2,13 +2,29 @@
 
 from accord.client.card_resolver import WELL_KNOWN_PATHS, card_urls, fetch_card, parse_card
 from accord.client.client import DEFAULT_TIMEOUT, Client
+from accord.client.credentials import (
+    ApiKey,
+    BasicAuth,
+    BearerToken,
+    ClientCertificate,
+    ClientCredentials,
+    Credential,
+    Credentials,
+)
 from accord.client.event_stream import EventStream, SyncEventStream
 from accord.client.sync_client import SyncClient
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "WELL_KNOWN_PATHS",
+    "ApiKey",
+    "BasicAuth",
+    "BearerToken",
     "Client",
+    "ClientCertificate",
+    "ClientCredentials",
+    "Credential",
+    "Credentials",
     "EventStream",
     "SyncClient",
     "SyncEventStream",

@@ -56,6 +56,11 @@ async def fetch_card(
             response = await http.get(candidate, headers=headers)
         if response.status_code == 404 and candidate != candidates[-1]:
             continue
+        if response.status_code == 404 and len(candidates) > 1:
+            raise A2AClientError(
+                f"no agent card at {url}: GET {' and '.join(candidates)} answered HTTP 404",
+                status_code=404,
+            )
         if response.status_code != 200:
             raise A2AClientError(
                 f"GET {candidate} answered HTTP {response.status_code}",

@@ -10,7 +10,9 @@ from typing import TypeVar
 
 import httpx
 
+from accord.client.card_auth import CardAuth
 from accord.client.card_resolver import fetch_card
+from accord.client.credentials import Credential, Credentials
 from accord.client.event_stream import EventStream, IdentifiedEvents
 from accord.client.interfaces import select_interface
 from accord.client.messages import send_params, user_message
@@ -54,6 +56,9 @@ class Client:
     "0.1" to speak it at the card's JSON-RPC interface (`select_interface`). Use as
     `async with Client(url) as c:`. `http_client` lets you bring your own httpx client (then
     `timeout` is its business, and closing it stays yours); `headers` go with every request.
+    `credentials` (`accord.client.Credentials`, or a list of credentials) are presented as the
+    card's security requirements ask: API keys, bearer and basic, OAuth 2.0 client
+    credentials, client certificates.
     """
 
     def __init__(
@@ -66,10 +71,14 @@ class Client:
         card: AgentCard | None = None,
         transport: str | None = None,
         version: str | None = None,
+        credentials: Credentials | Sequence[Credential] | None = None,
     ) -> None:
         self.url = url
         self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else httpx.AsyncClient(timeout=timeout)
+        self._auth = card_auth(credentials)
+        if http_client is not None and self._auth is not None:
+            raise ValueError("give credentials to a Client that makes its own HTTP client")
+        self._http = http_client if http_client is not None else httpx_client(timeout, self._auth)
         self._headers = dict(headers or {})
         self._card = card
         self._wanted = (transport, version)
@@ -245,6 +254,8 @@ class Client:
         """The transport of the interface chosen from the card (chosen on the first call)."""
         if self._transport is None:
             card = await self.get_card()
+            if self._auth is not None:
+                self._auth.use(card)
             wanted_transport, wanted_version = self._wanted
             interface = select_interface(
                 card, frozenset(TRANSPORTS), transport=wanted_transport, version=wanted_version
@@ -284,3 +295,18 @@ class Client:
 
     def __repr__(self) -> str:
         return f"Client(url={self.url!r})"
+
+
+def card_auth(credentials: Credentials | Sequence[Credential] | None) -> CardAuth | None:
+    if credentials is None:
+        return None
+    given = credentials if isinstance(credentials, Credentials) else Credentials(*credentials)
+    return CardAuth(given)
+
+
+def httpx_client(timeout: float | httpx.Timeout | None, auth: CardAuth | None) -> httpx.AsyncClient:
+    """The Client's own HTTP client: presenting `auth`'s credentials, over its TLS context."""
+    if auth is None:
+        return httpx.AsyncClient(timeout=timeout)
+    context = auth.credentials.ssl_context()
+    return httpx.AsyncClient(timeout=timeout, auth=auth, verify=context or True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import queue
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from functools import partial, wraps
 from types import TracebackType
 from typing import Concatenate, ParamSpec, TypeVar
@@ -12,6 +12,7 @@ import httpx
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from accord.client.client import DEFAULT_TIMEOUT, Client
+from accord.client.credentials import Credential, Credentials
 from accord.client.event_stream import EventStream, SyncEventStream
 from accord.types import AgentCard, StreamEvent
 
@@ -60,9 +61,16 @@ class SyncClient:
         card: AgentCard | None = None,
         transport: str | None = None,
         version: str | None = None,
+        credentials: Credentials | Sequence[Credential] | None = None,
     ) -> None:
         self._client = Client(
-            url, headers=headers, timeout=timeout, card=card, transport=transport, version=version
+            url,
+            headers=headers,
+            timeout=timeout,
+            card=card,
+            transport=transport,
+            version=version,
+            credentials=credentials,
         )
         self._portal_context = start_blocking_portal()
         self._portal: BlockingPortal = self._portal_context.__enter__()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -11,6 +12,7 @@ from pydantic_core import to_json
 
 from accord.codecs.base import Method
 from accord.codecs.error_details import error_data, error_details
+from accord.codecs.error_names import error_of_type
 from accord.codecs.v1_0 import A2A_JSON
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import (
@@ -49,7 +51,8 @@ class RestCodec:
 
     Every route is served under `prefix`; with `tenants`, also under `/{tenant}` (the tenant
     goes to the service in the CallContext). `hint` ends a VersionNotSupported message with
-    where the routes of the other version are.
+    where the routes of the other version are. `error_members` gives an error body's members
+    beside its `google.rpc.Status` (see `status_body`).
     """
 
     version: ProtocolVersion
@@ -58,6 +61,7 @@ class RestCodec:
     media_type: str
     routes: tuple[RestRoute, ...]
     hint: str = ""
+    error_members: Callable[[A2AError], dict[str, Any]] | None = None
 
     def route(self, name: str) -> RestRoute:
         """The route running the operation called `name`."""
@@ -84,6 +88,7 @@ _STATUS: dict[int, tuple[int, str]] = {
     -32040: (401, "UNAUTHENTICATED"),  # Unauthenticated (accord's)
     -32041: (403, "PERMISSION_DENIED"),  # PermissionDenied (accord's)
     -32042: (429, "RESOURCE_EXHAUSTED"),  # RateLimited (accord's)
+    -32043: (504, "DEADLINE_EXCEEDED"),  # RequestTimedOut (accord's)
 }
 
 
@@ -92,21 +97,23 @@ def http_status(error: A2AError) -> tuple[int, str]:
     return _STATUS.get(error.code, (500, "INTERNAL"))
 
 
-def status_body(error: A2AError, http: int, status: str) -> bytes:
+def status_body(error: A2AError, http: int, status: str, codec: RestCodec | None = None) -> bytes:
     """`error` as the JSON of a `google.rpc.Status` (AIP-193), with an ErrorInfo for A2A errors.
 
     `code` is the HTTP status, `status` the google.rpc.Code name, `details` ProtoJSON `Any`s.
+    The `error_members` of `codec` (the version answering) go beside `error`.
     """
-    return to_json(
-        {
-            "error": {
-                "code": http,
-                "status": status,
-                "message": error.message,
-                "details": error_details(error),
-            }
+    body = {
+        "error": {
+            "code": http,
+            "status": status,
+            "message": error.message,
+            "details": error_details(error),
         }
-    )
+    }
+    if codec is not None and codec.error_members is not None:
+        body.update(codec.error_members(error))
+    return to_json(body)
 
 
 # --- the client's direction ------------------------------------------------------------------
@@ -151,6 +158,40 @@ _BY_STATUS: dict[str, type[A2AError]] = {
     "UNIMPLEMENTED": MethodNotFound,
     "INTERNAL": InternalError,
 }
+
+
+_STATUS_OF_HTTP = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    405: "UNIMPLEMENTED",
+    501: "UNIMPLEMENTED",
+}
+
+
+def error_from_body(body: Any, http: int) -> A2AError | None:
+    """The A2AError an HTTP+JSON error body of any server stands for (None: none is said).
+
+    Read in turn: a `google.rpc.Status` (`error_from_status`), a 0.3 error `type` name, a
+    JSON-RPC `code`, and last a bare `message`, whose HTTP status `http` says the error.
+    """
+    found = error_from_status(body)
+    if found is not None or not isinstance(body, dict):
+        return found
+    message = body.get("message")
+    if not isinstance(message, str):
+        return None
+    typed = error_of_type(body.get("type"), message)
+    if typed is not None:
+        return typed
+    code = body.get("code")
+    if isinstance(code, int) and not isinstance(code, bool) and code < 0:
+        return A2AError.from_error_object(
+            JSONRPCError(code=code, message=message, data=body.get("data"))
+        )
+    cls = _BY_STATUS.get(_STATUS_OF_HTTP.get(http, "INTERNAL"), InternalError)
+    return cls(message)
 
 
 def error_from_status(body: Any) -> A2AError | None:

@@ -26,6 +26,7 @@ from accord.codecs.base import (
 )
 from accord.codecs.card_v1_0 import proto_card_security, security_requirements, security_scheme
 from accord.codecs.error_details import error_from_object
+from accord.codecs.error_names import typed_members
 from accord.codecs.protojson import ROLE, Converter, OneOf, ProtoEnum, Shape, proto_object
 from accord.codecs.rest import RestCodec, RestRoute
 from accord.codecs.v0_3 import agent_card
@@ -52,6 +53,7 @@ from accord.types import (
     TaskQueryParams,
     TaskState,
     adapters,
+    new_id,
 )
 
 # --- data objects ----------------------------------------------------------------------------
@@ -348,6 +350,7 @@ REST_V0_3 = RestCodec(
     prefix="/v1",
     tenants=False,
     media_type="application/json",
+    error_members=typed_members,
     routes=(
         _route(
             "POST",
@@ -459,6 +462,26 @@ def card_from_proto(result: Any) -> AgentCard:
     return AgentCard.model_validate(proto_card_security(dict(card), "security", card))
 
 
+def create_push_config(config: TaskPushNotificationConfig) -> dict[str, Any]:
+    """The fields of a create request whose body every 0.3 server in the field reads.
+
+    The 0.3 proto's HTTP rule says the body is the TaskPushNotificationConfig (`name`,
+    `pushNotificationConfig`), the 0.3 text `{"config": ...}`, and some servers parse it as the
+    whole CreateTaskPushNotificationConfigRequest (`parent`, `configId`, `config`). The body
+    holds all of them, each reader ignoring the others' members. The name needs the config's
+    id: one is chosen here when the config has none.
+    """
+    push = config.push_notification_config
+    if not push.id:
+        push = push.model_copy(update={"id": new_id()})
+    parent = f"tasks/{config.task_id}"
+    bound = {
+        "name": f"{parent}/pushNotificationConfigs/{push.id}",
+        "pushNotificationConfig": push.to_wire(),
+    }
+    return {"id": config.task_id, **bound, "parent": parent, "configId": push.id, "config": bound}
+
+
 def _config_name(
     params: GetTaskPushNotificationConfigParams | DeleteTaskPushNotificationConfigParams,
 ) -> dict[str, Any]:
@@ -486,14 +509,7 @@ CLIENT: ClientCodec[None] = ClientCodec(
     resubscribe=ClientCall(
         "TaskSubscription", _task_id, validated(adapters.STREAM_EVENT, STREAM_RESPONSE.from_v1)
     ),
-    set_push_config=ClientCall(
-        "CreateTaskPushNotificationConfig",
-        lambda config: {
-            "id": config.task_id,
-            "pushNotificationConfig": config.push_notification_config.to_wire(),
-        },
-        push_config,
-    ),
+    set_push_config=ClientCall("CreateTaskPushNotificationConfig", create_push_config, push_config),
     get_push_config=ClientCall("GetTaskPushNotificationConfig", _config_name, push_config),
     list_push_configs=ClientCall("ListTaskPushNotificationConfig", _task_id, push_configs),
     delete_push_config=ClientCall("DeleteTaskPushNotificationConfig", _config_name, ignored),

@@ -160,10 +160,13 @@ class ListTaskPushNotificationConfigsRequest(A2AModel):
 
 def send_message_request(params: Any) -> MessageSendParams:
     request = validate(SendMessageRequest, proto_object(params, ""))
-    message = validate(Message, MESSAGE.from_v1(request.message, "message"), "message")
+    # No `parts` is no part (as ProtoJSON of gRPC writes an empty list): refused as such.
+    fields = {"parts": [], **MESSAGE.from_v1(request.message, "message")}
     configuration = request.configuration.canonical() if request.configuration else None
     return MessageSendParams(
-        message=message, configuration=configuration, metadata=request.metadata
+        message=validate(Message, fields, "message"),
+        configuration=configuration,
+        metadata=request.metadata,
     )
 
 

@@ -29,6 +29,20 @@ class EventRecord:
     error: A2AError | None = None
     encodings: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
+    @property
+    def ends_task(self) -> bool:
+        """Whether the task is over after this record (or the request failed before one
+        existed): where a subscription to the task ends. A `final` record that leaves the
+        task waiting for the client ends a request's stream, not the task's."""
+        if not self.final:
+            return False
+        event = self.event
+        if isinstance(event, TaskStatusUpdateEvent):
+            return event.status.state.is_terminal
+        if isinstance(event, Task):  # the live task, which may have moved on since: as recorded
+            return adapters.TASK.validate_json(self.payload).status.state.is_terminal
+        return True  # a failure, or a plain reply: no task to follow
+
     @classmethod
     def of(cls, task_id: str, seq: int, event: StreamItem, *, final: bool) -> EventRecord:
         return cls(task_id, seq, event, final, event.to_json())

@@ -18,11 +18,12 @@ from starlette.datastructures import Headers
 
 from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
-from accord.core import Inbound
+from accord.core import ClientCertificate, Inbound
 from accord.core.records import EventRecord, close_stream
-from accord.errors import A2AError, InvalidParams, InvalidRequest
+from accord.errors import A2AError, InvalidParams, InvalidRequest, Unauthenticated
 from accord.grpc.services import GRPC_SERVICES, GrpcService
 from accord.server.pipeline import Reply, RequestPipeline, Target
+from accord.server.tls import TlsFiles, parsed_certificate
 
 log = logging.getLogger("accord.server")
 
@@ -70,7 +71,12 @@ class GrpcBinding:
             except json_format.SerializeToJsonError as exc:  # NaN or Infinity in a Struct
                 raise InvalidParams(f"the request has a value JSON cannot hold: {exc}") from None
             inbound = Inbound(
-                "GRPC", name, metadata, peer=_peer(context), tenant=fields.get("tenant") or None
+                "GRPC",
+                name,
+                metadata,
+                peer=_peer(context),
+                certificate=_certificate(context),
+                tenant=fields.get("tenant") or None,
             )
             reply = await self.pipeline.run(inbound, target, fields, base_url=self.base_url)
             await context.send_initial_metadata(
@@ -91,7 +97,7 @@ class GrpcBinding:
                 assert reply.body is not None
                 return response(reply.body)
             except Exception as exc:
-                await self._abort(context, exc)
+                await self._abort(context, exc, spec)
 
         async def stream(
             request: ProtoMessage | None, context: grpc.aio.ServicerContext
@@ -105,7 +111,7 @@ class GrpcBinding:
                         raise record.error
                     yield response(method.encode(record))
             except Exception as exc:
-                await self._abort(context, exc)
+                await self._abort(context, exc, spec)
             finally:
                 if records is not None:
                     await close_stream(records)
@@ -122,13 +128,15 @@ class GrpcBinding:
             response_serializer=response_type.SerializeToString,
         )
 
-    async def _abort(self, context: grpc.aio.ServicerContext, exc: Exception) -> None:
+    async def _abort(
+        self, context: grpc.aio.ServicerContext, exc: Exception, spec: GrpcService
+    ) -> None:
         """End the call with `exc` (an unexpected one as an InternalError naming it in the log)."""
         if isinstance(exc, grpc.aio.AbortError):
             raise exc
         if not isinstance(exc, A2AError):
             exc = self.pipeline.internal_error(exc, "serving a gRPC request")
-        await _abort(context, exc)
+        await _abort(context, exc, spec)
 
 
 def _parsed(request_type: type[ProtoMessage], data: bytes) -> ProtoMessage | None:
@@ -146,6 +154,12 @@ def _peer(context: grpc.aio.ServicerContext) -> str | None:
     return peer.partition(":")[2] if peer and peer.startswith(("ipv4:", "ipv6:")) else peer
 
 
+def _certificate(context: grpc.aio.ServicerContext) -> ClientCertificate | None:
+    """The client certificate the TLS handshake verified (mutual TLS), if any."""
+    pems = context.auth_context().get("x509_pem_cert")
+    return parsed_certificate(pems[0]) if pems else None
+
+
 def _metadata(context: grpc.aio.ServicerContext) -> Headers:
     """The request's text metadata, case-insensitive; repeated keys joined by commas."""
     joined: dict[str, str] = {}
@@ -160,23 +174,35 @@ def grpc_status(error: A2AError) -> grpc.StatusCode:
     return grpc.StatusCode[http_status(error)[1]]
 
 
-async def _abort(context: grpc.aio.ServicerContext, error: A2AError) -> None:
-    """End the call with `error` as a gRPC status, its google.rpc.Status in the trailers."""
+async def _abort(context: grpc.aio.ServicerContext, error: A2AError, spec: GrpcService) -> None:
+    """End the call with `error` as a gRPC status (its message as `spec`'s version writes it),
+    its google.rpc.Status in the trailers."""
     code = grpc_status(error)
     status = json_format.ParseDict(
         {"code": code.value[0], "message": error.message, "details": error_details(error)},
         status_pb2.Status(),
     )
-    await context.abort(
-        code, error.message, trailing_metadata=((_STATUS_DETAILS, status.SerializeToString()),)
-    )
+    trailers: tuple[tuple[str, str | bytes], ...] = ((_STATUS_DETAILS, status.SerializeToString()),)
+    if isinstance(error, Unauthenticated) and error.challenges:  # what HTTP's header would say
+        trailers += (("www-authenticate", ", ".join(error.challenges)),)
+    await context.abort(code, spec.status_message(error), trailing_metadata=trailers)
 
 
-async def start_server(binding: GrpcBinding, host: str, port: int) -> tuple[grpc.aio.Server, int]:
+async def start_server(
+    binding: GrpcBinding, host: str, port: int, tls: TlsFiles | None = None
+) -> tuple[grpc.aio.Server, int]:
     """A started grpc.aio server answering `binding` on `host:port` (0: any free port), and
-    the port it listens on."""
+    the port it listens on. With `tls` the port speaks TLS; with its `client_ca`, clients
+    must present a certificate it verifies (gRPC cannot leave that optional)."""
     server = grpc.aio.server()
     server.add_generic_rpc_handlers(binding.handlers())
-    bound = server.add_insecure_port(f"{host}:{port}")
+    if tls is None:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    else:
+        chain, key, client_ca = tls.pem()
+        credentials = grpc.ssl_server_credentials(
+            [(key, chain)], root_certificates=client_ca, require_client_auth=client_ca is not None
+        )
+        bound = server.add_secure_port(f"{host}:{port}", credentials)
     await server.start()
     return server, bound

@@ -12,7 +12,9 @@ from google.protobuf.message import Message as ProtoMessage
 
 from accord.codecs import ProtocolVersion, V10Codec
 from accord.codecs.base import Method, field_error
+from accord.codecs.error_names import typed_message
 from accord.codecs.rest_v0_3 import REST_V0_3
+from accord.errors import A2AError
 from accord.grpc.generated.v0_3 import a2a_pb2 as v0_3_pb2
 from accord.grpc.generated.v0_3 import a2a_pb2_grpc as v0_3_grpc
 from accord.grpc.generated.v1_0 import a2a_pb2 as v1_0_pb2
@@ -56,7 +58,8 @@ class ResourceName:
 class GrpcService:
     """One version's `A2AService`: its proto file and generated stub, and for each RPC the
     codec `Method` that decodes its request's ProtoJSON and encodes its result (`names` say
-    how a 0.3 request's resource name holds that method's fields)."""
+    how a 0.3 request's resource name holds that method's fields). `status_message` is the
+    message of the status that ends a failed call."""
 
     version: ProtocolVersion
     file: FileDescriptor
@@ -64,6 +67,7 @@ class GrpcService:
     methods: Mapping[str, Method]
     names: Mapping[str, ResourceName]
     hint: str
+    status_message: Callable[[A2AError], str] = lambda error: error.message
 
     @property
     def name(self) -> str:
@@ -113,6 +117,7 @@ V0_3 = GrpcService(
         "DeleteTaskPushNotificationConfig": ResourceName("name", ("id", "configId")),
     },
     hint=" (the A2A 1.0 service is lf.a2a.v1.A2AService)",
+    status_message=typed_message,  # what 0.3 clients read the error's type from
 )
 """A2A 0.3 over gRPC: `a2a.v1.A2AService`, the 0.3 proto's shapes of its HTTP+JSON routes."""
 

@@ -104,7 +104,7 @@ class Replicas:
             try:
                 async with asyncio.timeout(HANDOVER_TIMEOUT):
                     async for record in subscription:
-                        if record.final:
+                        if record.ends_task:
                             return True
             except TimeoutError:
                 log.warning("no replica canceled task %s; canceling it here", task_id)

@@ -258,7 +258,8 @@ class TaskRuntime:
         return stored.task
 
     async def watch(self, task_id: str, after_seq: int | None = None) -> AsyncIterator[EventRecord]:
-        """Follow a task until it ends or waits for the client.
+        """Follow a task until it ends: through every turn, a pause for the client's input
+        included (a subscription lasts while the task is not terminal).
 
         Without `after_seq`: the task as it is now, then each change. With it (the last
         sequence number the caller saw): exactly the logged events it missed, then live ones;
@@ -275,7 +276,7 @@ class TaskRuntime:
                 for record in missed:
                     yield record
                     last = record.seq
-                    if record.final:
+                    if record.ends_task:
                         return
                 if task.status.state.is_terminal and last >= seq:
                     if last == after_seq:  # the caller has seen the end already
@@ -284,16 +285,14 @@ class TaskRuntime:
             else:
                 if task.status.state.is_terminal:
                     raise _nothing_to_follow(task)
-                snapshot = EventRecord.of(task_id, seq, task, final=is_final(task.status.state))
-                yield snapshot
-                if snapshot.final:
-                    return
+                # Not final even when the task waits for input: this stream goes on.
+                yield EventRecord.of(task_id, seq, task, final=False)
                 last = seq
             async for record in subscription:
                 if record.seq <= last:
                     continue
                 yield record
-                if record.final:
+                if record.ends_task:
                     return
         finally:
             subscription.close()
@@ -337,6 +336,16 @@ class TaskRuntime:
         """Whether an executor of this replica is working on the task."""
         run = self._runs.get(task_id)
         return run is not None and run.worker is not None and not run.worker.done()
+
+    def running_for(self, principal_id: str) -> int:
+        """How many executors of this replica work on messages `principal_id` sent."""
+        return sum(
+            1
+            for run in self._runs.values()
+            if run.worker is not None
+            and not run.worker.done()
+            and run.context.principal.id == principal_id
+        )
 
     def _detached_run(self, stored: StoredTask) -> _Run:
         """A run with no executor behind it, to change a task no live run holds."""

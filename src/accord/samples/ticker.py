@@ -1,4 +1,4 @@
-"""Ticker: streams `tick 1` … `tick N` as chunks of one artifact, one every 100 ms.
+"""Ticker: streams `tick 1` … `tick N` as lines of one artifact, one every 100 ms.
 
 The message text is N, from 1 to 1,000 (default 10); another number is rejected. Used to
 watch streaming, replay and recovery at work; `restartable_agent` is the same agent declared
@@ -27,7 +27,7 @@ async def ticks(context: accord.RequestContext) -> AsyncIterator[str | TaskStatu
         return
     for tick in range(1, count + 1):
         await asyncio.sleep(INTERVAL)
-        yield f"tick {tick}"
+        yield f"tick {tick}\n"
 
 
 def _said(context: accord.RequestContext, text: str) -> Message:

@@ -16,13 +16,19 @@ from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
 from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
 from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCardEndpoint
+from accord.server.extended_card import ExtendedCardRoute
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
+from accord.server.limits import Limits
+from accord.server.own_routes import guarded_routes
+from accord.server.paths import CollapseSlashes
 from accord.server.pipeline import Authenticator, Hook, RequestPipeline
+from accord.server.protection import secured
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
 from accord.server.service import A2AService
+from accord.server.tls import TlsFiles
 from accord.store import TaskStore
 from accord.store.retention import DEFAULT_CLEANUP_INTERVAL, clean_periodically
 from accord.types import TransportProtocol
@@ -42,6 +48,8 @@ def create_app(
     grpc_host: str = "127.0.0.1",
     authenticator: Authenticator | None = None,
     hooks: Sequence[Hook] = (),
+    tls: TlsFiles | None = None,
+    limits: Limits | None = None,
     debug: bool = False,
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
@@ -56,9 +64,13 @@ def create_app(
     On startup the store is opened (its schema created or upgraded); then, every
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
-    port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them.
+    port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them;
+    with `tls`, over TLS (the HTTP server's TLS is the ASGI server's: `accord serve --tls-*`).
     Every request of every binding goes through one `RequestPipeline` (`app.state.pipeline`):
-    `authenticator` says who sent it (or refuses it), `hooks` run around every operation.
+    `authenticator` says who sent it (or refuses it), `hooks` run around every operation; an
+    agent declaring `security` (`accord.auth.Security`) gets its authentication and
+    authorization (docs/security.md). `limits` bound what one caller may ask (default: the
+    safe `Limits()` for an agent declaring security, none otherwise).
     Request bodies being served take at most `max_body_memory` bytes together (None: no
     bound): a large one that does not fit waits a little, then gets 503 with Retry-After.
     An agent's failure or an unexpected error tells the caller only a reference to the error
@@ -81,6 +93,7 @@ def create_app(
     for rest_codec in REST_CODECS:
         interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
+    authenticator, hooks = secured(agent, authenticator, hooks, limits, runtime)
     pipeline = RequestPipeline(
         service, agent.extensions, authenticator=authenticator, hooks=hooks, debug=debug
     )
@@ -103,9 +116,9 @@ def create_app(
             from accord.grpc.services import GRPC_SERVICES
 
             binding = GrpcBinding(pipeline, public_url or "http://localhost/")
-            grpc_server, bound = await start_server(binding, grpc_host, grpc_port)
+            grpc_server, bound = await start_server(binding, grpc_host, grpc_port, tls)
             versions = [spec.version.value for spec in GRPC_SERVICES]
-            interfaces.add(TransportProtocol.GRPC, versions, port=bound)
+            interfaces.add(TransportProtocol.GRPC, versions, port=bound, tls=tls is not None)
         yield
         if grpc_server is not None:
             await grpc_server.stop(None)
@@ -116,16 +129,19 @@ def create_app(
         await runtime.store.close()
 
     routes: list[BaseRoute] = [Route(path, card.public, methods=["GET"]) for path in CARD_PATHS]
-    routes.append(Route(EXTENDED_CARD_PATH, card.extended, methods=["GET"]))
+    routes.append(
+        Route(EXTENDED_CARD_PATH, ExtendedCardRoute(pipeline, card).endpoint, methods=["GET"])
+    )
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     rest = RestBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
     routes.extend(rest.routes())
-    routes.extend(agent.routes)
+    routes.extend(guarded_routes(agent.routes, authenticator))
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers=HTTP_ERROR_HANDLERS,
         middleware=[
+            Middleware(CollapseSlashes),
             *([Middleware(budget.middleware)] if budget else []),
             Middleware(JsonRpcShortcut, binding=rpc),
         ],

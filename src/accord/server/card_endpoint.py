@@ -1,18 +1,29 @@
-"""The agent card over HTTP GET: well-known paths, 0.2's extended card, ETag, conditional GET."""
+"""The agent card over HTTP GET: well-known paths, a shape per version, conditional GET."""
 
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+import time
+from collections.abc import Callable
+from email.utils import formatdate, parsedate_to_datetime
+from typing import Any, Literal
 
 from pydantic_core import to_json
 from starlette.requests import Request
 from starlette.responses import Response
 
 from accord.agents.agent import Agent
+from accord.codecs import (
+    VERSION_HEADER,
+    ProtocolVersion,
+    card_v1_0,
+    named_version,
+    parse_version,
+)
 from accord.codecs.card import union_card
-from accord.errors import AuthenticatedExtendedCardNotConfigured
+from accord.errors import AuthenticatedExtendedCardNotConfigured, VersionNotSupported
 from accord.server.interfaces import ServedInterfaces
+from accord.types import AgentCard
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 EXTENDED_CARD_PATH = "/agent/authenticatedExtendedCard"
@@ -25,19 +36,30 @@ CACHE_CONTROL: dict[Which, str] = {
 }
 
 
+Shape = Literal["union", "1.0"]
+_SHAPES: dict[Shape, Callable[[AgentCard], dict[str, Any]]] = {
+    "union": union_card,
+    "1.0": card_v1_0.agent_card,
+}
+
+
 class AgentCardEndpoint:
-    """Serves the agent's cards by HTTP GET, each in the one shape every version reads.
+    """Serves the agent's cards by HTTP GET.
 
     The public card is at the well-known paths (0.3 and 1.0's, and 0.2's), the extended card
     at 0.2's path (0.3 and 1.0 clients ask for it with a call of their binding instead). Both
-    are dressed with the interfaces the server answers (`interfaces`) and rendered as the union
-    card of `accord.codecs.card`.
+    are dressed with the interfaces the server answers (`interfaces`). A request naming
+    `A2A-Version` 1.x gets the 1.0 AgentCard exactly; any other gets the union card of
+    `accord.codecs.card`, which every version reads. The card last changed when the server
+    started (`Last-Modified`).
     """
 
     def __init__(self, agent: Agent, interfaces: ServedInterfaces) -> None:
         self.agent = agent
         self.interfaces = interfaces
-        self._cache: dict[tuple[Which, str], tuple[bytes, str]] = {}
+        self._cache: dict[tuple[Which, Shape, str], tuple[bytes, str]] = {}
+        self._started = int(time.time())  # HTTP dates have whole seconds
+        self._last_modified = formatdate(self._started, usegmt=True)
 
     async def public(self, request: Request) -> Response:
         return self._serve(request, "public")
@@ -52,26 +74,61 @@ class AgentCardEndpoint:
         return self._serve(request, "extended")
 
     def _serve(self, request: Request, which: Which) -> Response:
-        body, etag = self._render(which, str(request.base_url))
-        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL[which]}
-        if _matches(request.headers.get("if-none-match"), etag):
+        shape = _shape(request)
+        body, etag = self._render(which, shape, str(request.base_url))
+        headers = {
+            "ETag": etag,
+            "Last-Modified": self._last_modified,
+            "Cache-Control": CACHE_CONTROL[which],
+            "Vary": VERSION_HEADER,
+        }
+        if self._not_modified(request, etag):
             return Response(status_code=304, headers=headers)
         return Response(body, media_type="application/json", headers=headers)
 
-    def _render(self, which: Which, base_url: str) -> tuple[bytes, str]:
-        cached = self._cache.get((which, base_url))
+    def _not_modified(self, request: Request, etag: str) -> bool:
+        """RFC 9110 13.1: `If-None-Match` decides when sent; else `If-Modified-Since`."""
+        if_none_match = request.headers.get("if-none-match")
+        if if_none_match is not None:
+            return _matches(if_none_match, etag)
+        since = _http_date(request.headers.get("if-modified-since"))
+        return since is not None and since >= self._started
+
+    def _render(self, which: Which, shape: Shape, base_url: str) -> tuple[bytes, str]:
+        cached = self._cache.get((which, shape, base_url))
         if cached is None:
-            card = self.agent.extended_card if which == "extended" else self.agent.card("")
+            card: AgentCard | None = (
+                self.agent.extended_card if which == "extended" else self.agent.card("")
+            )
             assert card is not None
-            body = to_json(union_card(self.interfaces.card(card, base_url)))
+            body = to_json(_SHAPES[shape](self.interfaces.card(card, base_url)))
             cached = body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-            if len(self._cache) < 64:  # one entry per card and distinct Host; bounded
-                self._cache[which, base_url] = cached
+            if len(self._cache) < 64:  # one entry per card, shape and distinct Host; bounded
+                self._cache[which, shape, base_url] = cached
         return cached
 
 
-def _matches(if_none_match: str | None, etag: str) -> bool:
-    if not if_none_match:
-        return False
+def _shape(request: Request) -> Shape:
+    """The 1.0 card for a request naming a 1.x version; the union card for any other (a card
+    fetch names no method, so an unknown version is no reason to refuse it)."""
+    named = named_version(request.headers, request.query_params)
+    try:
+        version = parse_version(named) if named is not None else None
+    except VersionNotSupported:
+        version = None
+    return "1.0" if version is ProtocolVersion.V1_0 else "union"
+
+
+def _matches(if_none_match: str, etag: str) -> bool:
     candidates = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
     return "*" in candidates or etag in candidates
+
+
+def _http_date(value: str | None) -> float | None:
+    """The POSIX time of an HTTP date; None when absent or not a date (which is ignored)."""
+    if not value:
+        return None
+    try:
+        return parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None

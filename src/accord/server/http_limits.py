@@ -30,9 +30,11 @@ class HttpLimits:
     max_connections: int = 1000
     keep_alive_timeout: float = 5.0
 
-    def uvicorn_options(self) -> dict[str, Any]:
-        """Keyword arguments for `uvicorn.run` or `uvicorn.Config` that apply these limits."""
-        protocol = type("LimitedHttpProtocol", (LimitedHttpProtocol,), {"limits": self})
+    def uvicorn_options(self, protocol_base: type | None = None) -> dict[str, Any]:
+        """Keyword arguments for `uvicorn.run` or `uvicorn.Config` that apply these limits;
+        `protocol_base` is another httptools protocol class to build on (TLS's, say)."""
+        bases = (LimitedHttpProtocol,) + ((protocol_base,) if protocol_base else ())
+        protocol = type("LimitedHttpProtocol", bases, {"limits": self})
         return {"http": protocol, "timeout_keep_alive": max(1, math.ceil(self.keep_alive_timeout))}
 
 

@@ -9,25 +9,35 @@ from urllib.parse import urlsplit
 from accord.types import AgentCard, AgentInterface, TransportProtocol
 
 JSONRPC = TransportProtocol.JSONRPC.value
+HTTP_JSON = TransportProtocol.HTTP_JSON.value
 
 
 @dataclass(frozen=True, slots=True)
 class ServedInterface:
     """A binding answering one protocol version (`Major.Minor`) at `path` below the base URL,
-    or, with a `port`, at `host:port` of the base URL's host (gRPC's own port)."""
+    or, with a `port`, at `host:port` of the base URL's host (gRPC's own port; as
+    `https://host:port` when that port speaks TLS)."""
 
     binding: str
     version: str
     path: str = ""
     port: int | None = None
+    tls: bool = False
 
     def at(self, base_url: str) -> AgentInterface:
-        """This interface of the server whose base URL is `base_url`."""
+        """This interface of the server whose base URL is `base_url`.
+
+        An HTTP+JSON URL never ends in `/`: clients append the route (`/message:send`) to it.
+        """
         path = self.path.strip("/")
         url = base_url.rstrip("/") + "/" + path if path else base_url
+        if self.binding == HTTP_JSON:
+            url = url.rstrip("/")
         if self.port is not None:
             host = urlsplit(base_url).hostname or "localhost"
             url = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
+            if self.tls:
+                url = "https://" + url
         return AgentInterface(url=url, transport=self.binding, protocol_version=self.version)
 
 
@@ -43,7 +53,13 @@ class ServedInterfaces:
         self._served: list[ServedInterface] = []
 
     def add(
-        self, binding: str, versions: Iterable[str], path: str = "", *, port: int | None = None
+        self,
+        binding: str,
+        versions: Iterable[str],
+        path: str = "",
+        *,
+        port: int | None = None,
+        tls: bool = False,
     ) -> None:
         """Declare that `binding` answers `versions` at `path` (relative to the base URL), or
         on `port` of the base URL's host.
@@ -56,7 +72,7 @@ class ServedInterfaces:
             number = _number(version)
             newest[number[0]] = max(newest.get(number[0], number), number)
         for major, minor in newest.values():
-            served = ServedInterface(str(binding), f"{major}.{minor}", path, port)
+            served = ServedInterface(str(binding), f"{major}.{minor}", path, port, tls)
             if served not in self._served:
                 self._served.append(served)
 

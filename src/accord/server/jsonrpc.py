@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from pydantic_core import from_json
@@ -43,6 +43,7 @@ from accord.server.http_request import (
 )
 from accord.server.pipeline import RequestPipeline, Target
 from accord.server.sse import record_frames, sse_event, sse_response
+from accord.server.tls import client_certificate
 from accord.types import JsonRpcId
 
 log = logging.getLogger("accord.server")
@@ -92,7 +93,12 @@ class JsonRpcBinding:
             method_name = _method(call)
             codec, target = self._target(method_name, named_version(headers, query), codec)
             inbound = Inbound(
-                "JSONRPC", method_name, headers, query, peer=peer_address(request.scope)
+                "JSONRPC",
+                method_name,
+                headers,
+                query,
+                peer=peer_address(request.scope),
+                certificate=client_certificate(request.scope),
             )
             reply = await self.pipeline.run(
                 inbound,
@@ -107,9 +113,12 @@ class JsonRpcBinding:
         except Exception as exc:
             error = self.pipeline.internal_error(exc, "reading a JSON-RPC request")
             return _error_response(codec, request_id, error, {VERSION_HEADER: codec.version})
-        if reply.error is not None:
-            return _error_response(codec, request_id, reply.error, reply.headers)
         id_json = _id_json(request_id)
+        if reply.error is not None:
+            if target.method.streaming and _streams_errors(request, reply.error):
+                event = sse_event(_error_json(codec, id_json, reply.error))
+                return sse_response(_one(event), reply.headers)
+            return _error_response(codec, request_id, reply.error, reply.headers)
         if reply.records is None:
             assert reply.body is not None
             return JsonResponse(_enveloped(id_json, reply.body), 200, reply.headers)
@@ -141,6 +150,21 @@ class JsonRpcBinding:
                 method, codec.version, label=f"params for {method_name}"
             )
         return codec, target
+
+
+def _streams_errors(request: Request, error: A2AError) -> bool:
+    """Whether a streaming method refused before its first event answers with one SSE event
+    holding the error response rather than with the response as JSON: when the client accepts
+    `text/event-stream` (as every SSE client says), so that a client reading only events gets
+    the error. Errors with an HTTP status of their own (401, 403, 413, 429, ...) keep their
+    plain answer."""
+    if type(error) in _HTTP_STATUS:
+        return False
+    return "text/event-stream" in request.headers.get("accept", "").lower()
+
+
+async def _one(chunk: bytes) -> AsyncIterator[bytes]:
+    yield chunk
 
 
 def _parse_object(body: bytes | bytearray) -> dict[str, Any]:

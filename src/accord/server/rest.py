@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
 from pydantic_core import from_json
@@ -14,7 +15,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from accord.codecs import VERSION_HEADER, ProtocolVersion
+from accord.codecs import VERSION_HEADER
 from accord.codecs.rest import (
     JSON_MEDIA_TYPES,
     RestCodec,
@@ -45,6 +46,7 @@ from accord.server.http_request import (
 )
 from accord.server.pipeline import RequestPipeline, Target
 from accord.server.sse import record_frames, sse_event, sse_response
+from accord.server.tls import client_certificate
 
 log = logging.getLogger("accord.server")
 
@@ -158,6 +160,7 @@ class RestBinding:
                 request.headers,
                 request.query_params,
                 peer=peer_address(request.scope),
+                certificate=client_certificate(request.scope),
                 tenant=tenant or _tenant_field(fields),
             )
             reply = await self.pipeline.run(
@@ -169,13 +172,13 @@ class RestBinding:
                 return Response(reply.body, headers=reply.headers, media_type=codec.media_type)
             records = await _opened(reply.records)
         except A2AError as exc:
-            return _error_response(exc, codec.media_type, codec.version)
+            return _error_response(exc, codec)
         except ClientDisconnect:
             return Response(status_code=400)
         except Exception as exc:
             error = self.pipeline.internal_error(exc, "serving an HTTP+JSON request")
-            return _error_response(error, codec.media_type, codec.version)
-        frames = record_frames(records, route.method.encode, _error_event)
+            return _error_response(error, codec)
+        frames = record_frames(records, route.method.encode, partial(_error_event, codec=codec))
         return sse_response(frames, reply.headers)
 
     async def _fields(self, request: Request) -> dict[str, Any]:
@@ -241,25 +244,26 @@ def _status(error: A2AError) -> tuple[int, str]:
     return _HTTP_STATUS.get(type(error)) or http_status(error)
 
 
-def _error_event(error: A2AError) -> bytes:
+def _error_event(error: A2AError, codec: RestCodec) -> bytes:
     """The last event of a stream that fails after it started: its `google.rpc.Status`."""
-    return sse_event(status_body(error, *_status(error)), event="error")
+    return sse_event(status_body(error, *_status(error), codec), event="error")
 
 
 def _error_response(
     error: A2AError,
-    media_type: str = JSON,
-    version: ProtocolVersion | None = None,
+    codec: RestCodec | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    """`error` as an HTTP status with a `google.rpc.Status` body."""
+    """`error` as an HTTP status with a `google.rpc.Status` body (shaped as `codec`, the
+    version of the route, says; plain JSON when no route was found)."""
     http, status = _status(error)
     all_headers = {
         **(headers or {}),
-        **({VERSION_HEADER: version} if version else {}),
+        **({VERSION_HEADER: codec.version} if codec else {}),
         **error_headers(error),
     }
-    return Response(status_body(error, http, status), http, all_headers, media_type)
+    media_type = codec.media_type if codec else JSON
+    return Response(status_body(error, http, status, codec), http, all_headers, media_type)
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 
 from accord.agents.agent import Agent
+from accord.codecs.base import field_error
 from accord.core.call_context import CallContext
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.query import ListTasksParams, TaskPage
@@ -180,6 +181,8 @@ class A2AService:
         create_if_missing: bool,
         push_format: str,
     ) -> Execution:
+        if not params.message.parts:
+            raise field_error("message.parts", "at least one part is required")
         for extension in call.extensions:
             await extension.shape_request(params, call)
         self._check_output_modes(params)

@@ -15,7 +15,7 @@ from accord.client.event_stream import IdentifiedEvents as IdentifiedEvents
 from accord.client.failures import describe_validation_error
 from accord.codecs import VERSION_HEADER, ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
-from accord.errors import A2AClientError, A2AError
+from accord.errors import A2AClientError, A2AError, PermissionDenied, Unauthenticated
 from accord.types import AgentInterface, StreamEvent
 
 P = TypeVar("P")
@@ -86,7 +86,7 @@ def decoded(decode: Callable[[Any], R], value: Any) -> R:
 
 def is_event_stream(response: httpx.Response) -> bool:
     content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
-    return response.status_code == 200 and content_type == EVENT_STREAM
+    return response.is_success and content_type == EVENT_STREAM
 
 
 def json_body(content: bytes) -> Any:
@@ -107,3 +107,18 @@ def event_document(sse: ServerSentEvent, url: str) -> Any:
         return json.loads(sse.data)
     except ValueError:
         raise A2AClientError(f"an event from {url} is not JSON: {sse.data[:80]!r}") from None
+
+
+def auth_refusal(response: httpx.Response, what: str) -> A2AError | None:
+    """The refusal a 401 or 403 without an A2A error body stands for (an agent behind a
+    gateway or a server of another implementation); 401 says what `WWW-Authenticate` asks."""
+    if response.status_code == 401:
+        challenge = response.headers.get("www-authenticate")
+        wants = f"; it accepts {challenge}" if challenge else ""
+        return Unauthenticated(
+            f"{what} answered HTTP 401: credentials missing or refused{wants}",
+            challenges=[challenge] if challenge else None,
+        )
+    if response.status_code == 403:
+        return PermissionDenied(f"{what} answered HTTP 403: these credentials are not allowed")
+    return None

@@ -11,9 +11,11 @@ from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
 from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, BadRequest in Any)
 
+from accord.client.card_auth import CardAuth
 from accord.client.transports.base import IdentifiedEvents, Transport, decoded
 from accord.codecs import ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
+from accord.codecs.error_names import error_from_typed_message
 from accord.codecs.rest import error_from_status
 from accord.errors import (
     A2AClientError,
@@ -64,8 +66,13 @@ class GrpcTransport(Transport):
         super().__init__(http, interface, codec, headers)
         self._service = grpc_service(codec.version)
         self.target, tls = channel_target(interface.url)
+        # The Client's credentials (its httpx auth) go as metadata, its certificate in TLS.
+        self._auth = http.auth if isinstance(http.auth, CardAuth) else None
         self._channel = (
-            grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials())
+            grpc.aio.secure_channel(
+                self.target,
+                grpc.ssl_channel_credentials(*(self._auth.grpc_tls() if self._auth else ())),
+            )
             if tls
             else grpc.aio.insecure_channel(self.target)
         )
@@ -75,10 +82,19 @@ class GrpcTransport(Transport):
 
     async def call(self, call: ClientCall[P, R], params: P) -> R:
         request = self._request(call, params)
+        rpc = getattr(self._stub, call.name)
         try:
-            response = await getattr(self._stub, call.name)(
-                request, metadata=self._metadata, timeout=self._timeout
-            )
+            try:
+                response = await rpc(
+                    request, metadata=await self._call_metadata(), timeout=self._timeout
+                )
+            except grpc.aio.AioRpcError as exc:
+                # A refused cached token is fetched again once, as over HTTP (CardAuth).
+                if exc.code() is not grpc.StatusCode.UNAUTHENTICATED or not self._renewed():
+                    raise
+                response = await rpc(
+                    request, metadata=await self._call_metadata(), timeout=self._timeout
+                )
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, call.name) from None
         return decoded(call.decode, json_format.MessageToDict(response))
@@ -89,7 +105,7 @@ class GrpcTransport(Transport):
         if last_event_id is not None:
             raise A2AClientError("a gRPC stream cannot be resumed from an event id")
         responses = getattr(self._stub, call.name)(
-            self._request(call, params), metadata=self._metadata
+            self._request(call, params), metadata=await self._call_metadata()
         )
         try:
             async for response in responses:
@@ -101,6 +117,12 @@ class GrpcTransport(Transport):
 
     async def aclose(self) -> None:
         await self._channel.close()
+
+    def _renewed(self) -> bool:
+        return self._auth is not None and self._auth.renew()
+
+    async def _call_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata + (await self._auth.metadata() if self._auth else ())
 
     def _request(self, call: ClientCall[P, Any], params: P) -> ProtoMessage:
         fields = call.encode(params) or {}
@@ -119,10 +141,13 @@ class GrpcTransport(Transport):
         for key, value in exc.trailing_metadata() or ():
             if key == STATUS_DETAILS and isinstance(value, bytes):
                 status = json_format.MessageToDict(status_pb2.Status.FromString(value))
-                body = {**status, "message": message, "status": code.name}
+                body = {"message": message, **status, "status": code.name}
                 error = error_from_status({"error": body})
                 if error is not None:
                     return error
+        typed = error_from_typed_message(message)  # how 0.3 servers name the error's type
+        if typed is not None:
+            return typed
         if code in _BY_CODE:
             return _BY_CODE[code](message)
         if code is grpc.StatusCode.UNAVAILABLE:

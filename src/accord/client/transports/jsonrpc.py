@@ -17,6 +17,7 @@ from accord.client.transports.base import (
     JSON,
     IdentifiedEvents,
     Transport,
+    auth_refusal,
     decoded,
     event_document,
     event_id,
@@ -104,6 +105,9 @@ def _response_document(response: httpx.Response, url: str) -> Any:
     document = json_body(response.content)
     if _is_response(document):
         return document
+    refused = auth_refusal(response, f"POST {url}")
+    if refused is not None:
+        raise refused
     if response.status_code != 200:
         raise A2AClientError(
             f"POST {url} answered HTTP {response.status_code} without a JSON-RPC response",

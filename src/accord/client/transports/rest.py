@@ -14,6 +14,7 @@ from accord.client.transports.base import (
     JSON,
     IdentifiedEvents,
     Transport,
+    auth_refusal,
     decoded,
     event_document,
     event_id,
@@ -21,7 +22,7 @@ from accord.client.transports.base import (
     json_body,
 )
 from accord.codecs.base import ClientCall, ClientCodec
-from accord.codecs.rest import RestCodec, RestRequest, error_from_status, rest_request
+from accord.codecs.rest import RestCodec, RestRequest, error_from_body, rest_request
 from accord.errors import A2AClientError
 from accord.types import AgentInterface, StreamEvent
 
@@ -59,9 +60,10 @@ class RestTransport(Transport):
                 json=request.body,
                 headers=self._request_headers(accept=JSON),
             )
-        if response.status_code != 200:
+        if not response.is_success:  # 201 Created and 204 No Content are answers too
             raise _error(response, request.verb, url)
-        return decoded(call.decode, json_body(response.content))
+        # No body is the empty ProtoJSON message: nothing to delete, no configs to list.
+        return decoded(call.decode, json_body(response.content) if response.content else {})
 
     async def stream(
         self, call: ClientCall[P, StreamEvent], params: P, last_event_id: int | None = None
@@ -80,7 +82,7 @@ class RestTransport(Transport):
                         continue
                     document = event_document(sse, url)
                     if sse.event == "error":
-                        raise error_from_status(document) or A2AClientError(
+                        raise error_from_body(document, 500) or A2AClientError(
                             f"the stream from {url} ended with an error: {sse.data[:200]}"
                         )
                     yield decoded(call.decode, document), event_id(sse)
@@ -91,10 +93,13 @@ class RestTransport(Transport):
 
 
 def _error(response: httpx.Response, verb: str, url: str) -> Exception:
-    """The A2AError of an error response's Status body, else an A2AClientError."""
-    error = error_from_status(json_body(response.content))
+    """The A2AError of an error response's body, else an A2AClientError."""
+    error = error_from_body(json_body(response.content), response.status_code)
     if error is not None:
         return error
+    refused = auth_refusal(response, f"{verb} {url}")
+    if refused is not None:
+        return refused
     return A2AClientError(
         f"{verb} {url} answered HTTP {response.status_code} without an A2A error",
         status_code=response.status_code,

@@ -1,0 +1,71 @@
+"""Security: an agent's security declared once — the schemes, which combinations are required
+(an OR of ANDs, with scopes), scopes per operation and a policy — for its card and its server."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TypeAlias
+
+from accord.auth.scheme import Scheme
+from accord.core import Inbound, Principal
+from accord.types import SecurityScheme
+
+Requirement: TypeAlias = Mapping[str, Sequence[str]]
+"""One way to authenticate: every scheme named (AND), each with the scopes it must grant."""
+
+RequirementLike: TypeAlias = Requirement | Sequence[str] | str
+"""A requirement, or scheme names (all needed, no scopes), or one scheme's name."""
+
+Policy: TypeAlias = Callable[[Principal, str, Inbound], bool | Awaitable[bool]]
+"""A custom rule: may `principal` run the operation named (`send_message`, `get_task`, ...)
+for this request? False refuses it with PermissionDenied."""
+
+
+class Security:
+    """The security of an agent: pass it as `accord.Agent(..., security=Security(...))`.
+
+    `schemes` are what the card's `securitySchemes` declare. `require` lists the ways to
+    authenticate (any one of them will do; each names schemes that must all succeed, with the
+    scopes they must grant); by default any single scheme will do. `scopes` names the scopes
+    an operation needs beyond that (`{"cancel_task": ["tasks:admin"]}`; operations are
+    named as in `accord.core.Operations`), and `policy` may refuse any call.
+    """
+
+    def __init__(
+        self,
+        *schemes: Scheme,
+        require: Sequence[RequirementLike] | None = None,
+        scopes: Mapping[str, Sequence[str]] | None = None,
+        policy: Policy | None = None,
+    ) -> None:
+        if not schemes:
+            raise ValueError("Security needs at least one scheme")
+        self.schemes = {scheme.name: scheme for scheme in schemes}
+        if len(self.schemes) != len(schemes):
+            raise ValueError("two schemes share a name: give them distinct `name`s")
+        given = require if require is not None else list(self.schemes)
+        if not given:
+            raise ValueError("require lists no way to authenticate; [{}] lets anyone in")
+        self.requirements = [self._requirement(r) for r in given]
+        self.scopes = {operation: frozenset(s) for operation, s in (scopes or {}).items()}
+        self.policy = policy
+
+    def card_schemes(self) -> dict[str, SecurityScheme]:
+        """The card's `securitySchemes`."""
+        return {name: scheme.card_entry() for name, scheme in self.schemes.items()}
+
+    def card_requirements(self) -> list[dict[str, list[str]]]:
+        """The card's `security` (1.0: `securityRequirements`)."""
+        return [{name: list(scopes) for name, scopes in r.items()} for r in self.requirements]
+
+    def _requirement(self, given: RequirementLike) -> Requirement:
+        if isinstance(given, str):
+            requirement: Requirement = {given: []}
+        elif isinstance(given, Mapping):
+            requirement = {name: list(scopes) for name, scopes in given.items()}
+        else:
+            requirement = {name: [] for name in given}
+        unknown = [name for name in requirement if name not in self.schemes]
+        if unknown:
+            raise ValueError(f"security requirement names undeclared scheme(s): {unknown}")
+        return requirement

@@ -1,0 +1,183 @@
+"""The commands that run servers: `accord serve` and `accord db`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from accord.agents.agent import DEFAULT_PORT
+from accord.cli import serve as serving
+from accord.cli import serve_options, storage
+from accord.cli.errors import BadArgument, reports_errors
+from accord.runtime import DEFAULT_BUS_URL
+from accord.server.http_limits import HttpLimits
+from accord.store import DEFAULT_STORE_URL, Retention
+from accord.store.retention import (
+    DEFAULT_CLEANUP_INTERVAL,
+    DEFAULT_EVENT_TTL,
+    DEFAULT_FINISHED_TASK_TTL,
+    DEFAULT_MAX_EVENTS_PER_TASK,
+)
+
+StoreUrl = Annotated[
+    str,
+    typer.Option(
+        "--store",
+        metavar="URL",
+        envvar="ACCORD_STORE",
+        help="Where tasks live: sqlite:///PATH (a file on this machine), postgresql://USER@HOST/DB"
+        " (shared by replicas) or memory (gone when the server stops).",
+    ),
+]
+
+app = typer.Typer()
+db = typer.Typer(help="Manage the database of the task store.", no_args_is_help=True)
+
+
+@app.command()
+@reports_errors
+def serve(
+    target: Annotated[
+        str,
+        typer.Argument(
+            metavar="MODULE:ATTRIBUTE", help="The accord.Agent or ASGI app to serve, by name."
+        ),
+    ],
+    host: Annotated[
+        str, typer.Option(metavar="HOST", help="Interface to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(metavar="PORT", envvar="ACCORD_PORT", help="Port to listen on.")
+    ] = DEFAULT_PORT,
+    log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
+    store: StoreUrl = DEFAULT_STORE_URL,
+    task_ttl: Annotated[
+        str,
+        typer.Option(
+            metavar="DURATION",
+            help="Keep finished tasks this long (30s, 15m, 12h, 7d; off: forever).",
+        ),
+    ] = storage.format_duration(DEFAULT_FINISHED_TASK_TTL),
+    event_ttl: Annotated[
+        str,
+        typer.Option(
+            metavar="DURATION",
+            help="Keep logged task events this long (off: as long as the task).",
+        ),
+    ] = storage.format_duration(DEFAULT_EVENT_TTL),
+    max_task_events: Annotated[
+        int, typer.Option(min=1, metavar="N", help="Keep at most this many recent events per task.")
+    ] = DEFAULT_MAX_EVENTS_PER_TASK,
+    cleanup_interval: Annotated[
+        str,
+        typer.Option(
+            metavar="DURATION", help="How often to forget expired tasks and events (off: never)."
+        ),
+    ] = storage.format_duration(DEFAULT_CLEANUP_INTERVAL),
+    bus: Annotated[
+        str,
+        typer.Option(
+            metavar="URL",
+            envvar="ACCORD_BUS",
+            help="Event bus: memory (one server) or redis://host:6379/0 (several replicas).",
+        ),
+    ] = DEFAULT_BUS_URL,
+    runner_ttl: Annotated[
+        str,
+        typer.Option(
+            metavar="DURATION", help="A replica silent this long has its running tasks taken over."
+        ),
+    ] = "15s",
+    graceful_timeout: Annotated[
+        str,
+        typer.Option(
+            metavar="DURATION", help="On SIGTERM, wait this long for open requests and streams."
+        ),
+    ] = "10s",
+    grpc_port: Annotated[
+        int | None,
+        typer.Option(
+            metavar="PORT",
+            help="Also serve A2A over gRPC (1.0 and 0.3) on this port (grpc extra).",
+            show_default=False,
+        ),
+    ] = None,
+    tls_cert: serve_options.TlsCert = None,
+    tls_key: serve_options.TlsKey = None,
+    tls_client_ca: serve_options.TlsClientCa = None,
+    rate_limit: serve_options.RateLimitOption = None,
+    max_streams: serve_options.MaxStreams = None,
+    max_active_tasks: serve_options.MaxActiveTasks = None,
+    request_timeout: serve_options.RequestTimeoutOption = None,
+    max_connections: Annotated[
+        int,
+        typer.Option(metavar="N", min=1, help="Refuse connections past this many (503)."),
+    ] = HttpLimits().max_connections,
+    header_timeout: Annotated[
+        str,
+        typer.Option(metavar="DURATION", help="A request's headers must arrive in this time."),
+    ] = "10s",
+    body_timeout: Annotated[
+        str,
+        typer.Option(metavar="DURATION", help="A request's body must arrive in this time."),
+    ] = "60s",
+    debug: Annotated[
+        bool, typer.Option(help="Tell callers the agent's and server's errors (development).")
+    ] = False,
+) -> None:
+    """Serve an agent over A2A.
+
+    JSON-RPC answers at /, HTTP+JSON beside it, and the agent card where clients look for
+    it. Tasks persist in ./.accord/accord.db (SQLite) unless --store names another
+    store. A port already taken is reported before serving, with the process holding it.
+    """
+
+    interval = storage.parse_duration("--cleanup-interval", cleanup_interval)
+    settings = storage.StoreSettings(
+        url=store,
+        retention=Retention(
+            finished_task_ttl=storage.parse_duration("--task-ttl", task_ttl),
+            event_ttl=storage.parse_duration("--event-ttl", event_ttl),
+            max_events_per_task=max_task_events,
+        ),
+        cleanup_interval=interval.total_seconds() if interval is not None else None,
+    )
+    serving.run(
+        target,
+        host,
+        port,
+        log_level,
+        settings,
+        serving.ReplicaSettings(
+            bus_url=bus,
+            runner_ttl=_seconds("--runner-ttl", runner_ttl),
+            graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
+        ),
+        grpc_port,
+        serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
+        serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
+        HttpLimits(
+            header_timeout=_seconds("--header-timeout", header_timeout),
+            body_timeout=_seconds("--body-timeout", body_timeout),
+            max_connections=max_connections,
+        ),
+        debug,
+    )
+
+
+def _seconds(option: str, text: str) -> float:
+    duration = storage.parse_duration(option, text)
+    if duration is None:
+        raise BadArgument(f"{option} cannot be off")
+    return duration.total_seconds()
+
+
+@db.command("upgrade")
+@reports_errors
+def db_upgrade(store: StoreUrl = DEFAULT_STORE_URL) -> None:
+    """Create or upgrade the task store's schema.
+
+    accord serve also does this when it starts.
+    """
+    typer.echo(storage.upgrade_schema(store))

@@ -1,0 +1,42 @@
+"""What guards a server of an agent: its authentication, authorization and limits, composed."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from accord.agents.agent import Agent
+from accord.auth import Security, SecurityAuthenticator
+from accord.server.authorization import Authorization
+from accord.server.limits import Limits, RunningTasks
+from accord.server.pipeline import Authenticator, Hook
+
+log = logging.getLogger("accord.server")
+
+
+def secured(
+    agent: Agent,
+    authenticator: Authenticator | None,
+    hooks: Sequence[Hook],
+    limits: Limits | None,
+    tasks: RunningTasks,
+) -> tuple[Authenticator | None, list[Hook]]:
+    """The authenticator and hooks a server of `agent` runs: the `limits` (by default
+    `Limits()` for an agent that declares a `Security`, none for one that does not); the
+    agent's authentication (unless another authenticator is given) and authorization; then
+    the `hooks` given."""
+    security = agent.security if isinstance(agent.security, Security) else None
+    if limits is None and security is not None:
+        limits = Limits()
+    chain = limits.hooks(tasks) if limits is not None else []
+    if security is not None:
+        if authenticator is None:
+            authenticator = SecurityAuthenticator(security)
+        chain.append(Authorization(security, agent.card("").skills))
+    if authenticator is not None and limits is not None:
+        authenticator = limits.guarded(authenticator)
+    if authenticator is None and agent.extended_card is not None:
+        log.warning(
+            "%s has an extended card but declares no security: anyone may read it", agent.name
+        )
+    return authenticator, [*chain, *hooks]

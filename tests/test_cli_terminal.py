@@ -1,0 +1,99 @@
+"""The CLI in a terminal (a pseudo-terminal): the spinner, Ctrl-C and Ctrl-D in a chat."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import pexpect
+import pyte
+import pytest
+
+from accord import SyncClient
+from accord.samples import ticker
+from accord.types import TaskState
+from live_server import serve_app
+
+pytestmark = pytest.mark.processes
+
+
+@pytest.fixture(scope="module")
+def ticker_url() -> Iterator[str]:
+    with serve_app(ticker.agent.app()) as url:
+        yield url
+
+
+def screen_after(output: str) -> list[str]:
+    """The lines a terminal shows once `output` is written to it (control sequences done)."""
+    screen = pyte.Screen(100, 24)
+    pyte.Stream(screen).feed(output.replace("\r\n", "\n").replace("\n", "\r\n"))
+    return [line.rstrip() for line in screen.display if line.strip()]
+
+
+def accord_in_terminal(*args: str) -> pexpect.spawn:
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "accord", *args],
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(24, 100),
+    )
+
+
+def test_a_spinner_shows_while_the_agent_works_and_leaves_no_trace(ticker_url: str) -> None:
+    child = accord_in_terminal("send", ticker_url, "3")
+
+    child.expect("Ticker is working…")
+    seen = child.before + child.after
+    child.expect(pexpect.EOF)
+    child.close()
+
+    assert child.exitstatus == 0
+    assert screen_after(seen + child.before) == ["tick 1", "tick 2", "tick 3"]
+
+
+def test_ctrl_c_during_an_answer_cancels_its_task_and_stays_in_the_chat(ticker_url: str) -> None:
+    child = accord_in_terminal("chat", ticker_url)
+    child.expect_exact("you> ")
+    child.sendline("100")  # ten seconds of ticks
+    child.expect_exact("tick 2")
+
+    child.sendintr()
+    child.expect_exact("Cancel this task? [Y/n] ")
+    child.sendline("")
+    child.expect_exact("(canceled)")
+    child.expect_exact("you> ")
+    child.sendintr()  # at the prompt: a fresh line, still in the chat
+    child.expect_exact("you> ")
+    child.sendline("/task")
+    child.expect(r"task (\S+) in context")
+    task_id = child.match.group(1)
+    child.expect_exact("you> ")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+
+    assert child.exitstatus == 0
+    assert child.before == "\r\n"  # Ctrl-D leaves on a clean new line
+    with SyncClient(ticker_url) as client:
+        assert client.get_task(task_id).status.state is TaskState.CANCELED
+
+
+def test_declining_to_cancel_leaves_the_task_running(ticker_url: str) -> None:
+    child = accord_in_terminal("chat", ticker_url)
+    child.expect_exact("you> ")
+    child.sendline("30")
+    child.expect_exact("tick 1")
+
+    child.sendintr()
+    child.expect_exact("Cancel this task? [Y/n] ")
+    child.sendline("n")
+    child.expect_exact("(the task goes on; /task shows it, /cancel ends it)")
+    child.expect_exact("you> ")
+    child.sendline("/cancel")
+    child.expect_exact("(canceled)")
+    child.sendline("/quit")
+    child.expect(pexpect.EOF)
+    child.close()
+
+    assert child.exitstatus == 0
