@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO_PORT ?= 8000
+JS_PEER := tests/js/node_modules/.package-lock.json
 
 .PHONY: install test lint typecheck pytest demo bench clean protos
 
@@ -22,8 +23,16 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+# The browser tests drive Debian's chromium (Playwright never downloads a browser here).
+pytest: $(STAMP) $(JS_PEER)
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
 	$(BIN)/pytest
+
+# The official JS SDK as a test peer (tests/test_interop_js_*.py); without node or npm the
+# tests skip, or fail under ACCORD_REQUIRE_SERVICES=1.
+$(JS_PEER): tests/js/package-lock.json
+	@if command -v npm >/dev/null; then npm ci --prefix tests/js --no-audit --no-fund; \
+	else echo "npm not found: the JS SDK interop tests will not run"; fi
 
 test: lint typecheck pytest
 
@@ -44,10 +53,9 @@ protos: $(STAMP)
 		sed -i -e "s/^from $$v import/from accord.grpc.generated.$$v import/" $(PROTO_OUT)/$$v/a2a_pb2_grpc.py; \
 	done
 
+# The sample agents, the multi-agent host and the web UI on loopback; Ctrl-C stops them all.
 demo: $(STAMP)
-	@echo "Echo agent on http://127.0.0.1:$(DEMO_PORT) — in another terminal:"
-	@echo "  $(BIN)/accord chat http://127.0.0.1:$(DEMO_PORT)"
-	$(BIN)/accord serve accord.samples.echo:agent --host 127.0.0.1 --port $(DEMO_PORT)
+	$(BIN)/accord demo --port $(DEMO_PORT)
 
 # Benchmarks (docs/benchmarks.md): wrk from Debian, the peer SDK in its own venv, ~8 minutes.
 BENCH_VENV := bench/.venv-peer
@@ -64,4 +72,4 @@ bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) tests/js/node_modules .mypy_cache .ruff_cache .pytest_cache

@@ -2,7 +2,8 @@
 
 Every measurement gets a fresh server pinned to CPU 0; wrk and the Python clients run on CPU 1.
 Writes bench/results/latest.json, the generated part of docs/benchmarks.md and docs/benchmarks.png.
-`--quick` runs short, smaller cases as a smoke test and leaves the docs alone.
+`--quick` runs short, smaller cases as a smoke test and leaves the docs alone; `--only PART`
+(send, card, streaming, memory, store, long_stream) runs one part alone, docs untouched too.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ DOC = ROOT / "docs" / "benchmarks.md"
 CHART = ROOT / "docs" / "benchmarks.png"
 CONNECTIONS = (1, 50)
 CASE_TIMEOUT = 180.0  # seconds for one streaming or memory case before it is reported as such
+LONG_STREAM_TIMEOUT = 600.0  # one long-stream case (100,000 chunks on PostgreSQL: about 30 s)
+TOKEN_BYTES = 8
+STORES = ("memory", "sqlite", "postgresql")
 
 
 class Settings:
@@ -63,6 +67,9 @@ class Settings:
         self.chunks = (100, 1000) if quick else (100, 1000, 10000)
         self.streams = (1000,) if quick else (1000, 10000)
         self.store_seconds = 1.0 if quick else 5.0
+        # (chunks, bytes per chunk) of the long-stream rows: tokens of a model, then 4 KiB.
+        small = (100, 1000) if quick else (100, 1000, 10000, 100000)
+        self.long_streams = [(n, TOKEN_BYTES) for n in small] + [(100 if quick else 1000, 4096)]
 
 
 def log(text: str) -> None:
@@ -157,17 +164,49 @@ def bench_memory(s: Settings) -> list[dict[str, Any]]:
     return rows
 
 
+def _pinned_script(script: str, *args: Any, timeout: float) -> dict[str, Any]:
+    """Run a bench script on the server's CPU; the JSON line it prints last, or why not."""
+    command = ["taskset", "-c", str(SERVER_CPU), str(PROJECT_PYTHON), str(BENCH / script)]
+    try:
+        done = subprocess.run(
+            command + [str(arg) for arg in args], capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout (> {timeout:.0f} s)"}
+    lines = done.stdout.strip().splitlines()
+    return json.loads(lines[-1]) if lines else {"status": f"error: {done.stderr[-300:]}"}
+
+
 def bench_store(s: Settings) -> list[dict[str, Any]]:
     rows = []
-    for store in ("memory", "sqlite", "postgresql"):
-        command = ["taskset", "-c", str(SERVER_CPU), str(PROJECT_PYTHON)]
-        command += [str(BENCH / "store_bench.py"), store, str(s.store_seconds)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-        lines = done.stdout.strip().splitlines()
-        result = json.loads(lines[-1]) if lines else {"status": f"error: {done.stderr[-300:]}"}
+    for store in STORES:
+        result = _pinned_script("store_bench.py", store, s.store_seconds, timeout=120)
         rows.append({"store": store, **result})
         log(f"store {rows[-1]}")
     return rows
+
+
+def bench_long_stream(s: Settings) -> list[dict[str, Any]]:
+    """One blocking send whose agent streams many chunks, on each store (one pass each)."""
+    rows = []
+    for store in STORES:
+        for chunks, size in s.long_streams:
+            result = _pinned_script(
+                "long_stream.py", store, chunks, size, timeout=LONG_STREAM_TIMEOUT
+            )
+            rows.append({"store": store, "chunks": chunks, "bytes": size, **result})
+            log(f"long  {rows[-1]}")
+    return rows
+
+
+BENCHES = {
+    "send": bench_send,
+    "card": bench_card,
+    "streaming": bench_streaming,
+    "memory": bench_memory,
+    "store": bench_store,
+    "long_stream": bench_long_stream,
+}
 
 
 def _output(command: list[str]) -> str:
@@ -175,6 +214,8 @@ def _output(command: list[str]) -> str:
 
 
 def _versions(python: str, names: list[str]) -> str:
+    if not Path(python).exists():  # the peer's venv, before `make bench` made it
+        return "not installed"
     code = "import importlib.metadata as m, sys; print(', '.join(n + ' ' + m.version(n) for n in sys.argv[1:]))"  # noqa: E501
     return _output([python, "-c", code, *names])
 
@@ -203,20 +244,19 @@ def machine() -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short smoke test; docs untouched")
-    settings = Settings(parser.parse_args().quick)
+    parser.add_argument(
+        "--only", choices=list(BENCHES), help="run this part alone (docs untouched)"
+    )
+    arguments = parser.parse_args()
+    settings = Settings(arguments.quick)
     raise_fd_limit()
     results: dict[str, Any] = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M %Z")}
     load_before = os.getloadavg()[0]
     pin_load()
     started = time.monotonic()
-    for name, bench in (
-        ("send", bench_send),
-        ("card", bench_card),
-        ("streaming", bench_streaming),
-        ("memory", bench_memory),
-        ("store", bench_store),
-    ):
-        results[name] = bench(settings)
+    for name, bench in BENCHES.items():
+        if arguments.only in (None, name):
+            results[name] = bench(settings)
     results["seconds"] = round(time.monotonic() - started)
     results["load"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     RESULTS.parent.mkdir(exist_ok=True)
@@ -226,7 +266,7 @@ def main() -> None:
     for name, measured, verdict in targets(results):
         print(f"{verdict:>12}  {name}: {measured}")
     print(f"\n{results['seconds']} s; server on CPU {SERVER_CPU}, load on CPU {LOAD_CPU}")
-    if settings.quick:
+    if settings.quick or arguments.only:
         return
     write_doc(DOC, render(results))
     subprocess.run(

@@ -24,7 +24,19 @@ from agents_for_tests import AsksThenCompletes
 from live_server import serve_app
 from served_process import accord_command, free_port
 
-COMMANDS = ["serve", "db upgrade", "host", "card", "send", "chat", "get", "cancel", "tasks"]
+COMMANDS = [
+    "serve",
+    "db upgrade",
+    "host",
+    "card",
+    "send",
+    "chat",
+    "get",
+    "cancel",
+    "tasks",
+    "ui",
+    "demo",
+]
 TALKING = ["card", "send", "chat", "get", "cancel", "tasks"]
 
 

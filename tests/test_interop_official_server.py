@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 import httpx
@@ -38,12 +36,9 @@ from a2a.types import (
     a2a_pb2_grpc,
 )
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
 
 from accord import A2AClientError, Client
 from accord.client.messages import user_message
-from accord.codecs import v1_0_client
 from accord.errors import TaskNotFound, VersionNotSupported
 from accord.types import (
     Message,
@@ -53,13 +48,11 @@ from accord.types import (
     Task,
     TaskPushNotificationConfig,
     TaskState,
-    TaskStatusUpdateEvent,
-    adapters,
     new_id,
 )
 from agents_for_tests import SAFETY_TIMEOUT, Gate
 from live_server import serve_app
-from webhooks import Webhook, receiving
+from webhooks import NotificationHook, receiving
 
 
 class OfficialEcho(AgentExecutor):
@@ -220,32 +213,6 @@ NO_DELETE_ROUTE = pytest.mark.xfail(
     "/v1/tasks/{id}/pushNotificationConfigs/{configId} route (spec 0.3, 3.5.6 and 7.8): the "
     "request falls to the 1.0 route with tenant `v1` and fails with VersionNotSupported",
 )
-
-
-def payload(body: dict[str, Any]) -> tuple[str, TaskState | None]:
-    """The version whose push notification `body` is (0.3 posts the Task, spec 0.3 9.5; 1.0 a
-    StreamResponse, spec 1.0 4.3.3), and the state of the task it carries, if it says one."""
-    if body.get("kind") == "task":
-        return "0.3", adapters.TASK.validate_python(body).status.state
-    event = v1_0_client.CLIENT.stream.decode(body)
-    return "1.0", event.status.state if isinstance(event, Task | TaskStatusUpdateEvent) else None
-
-
-class NotificationHook(Webhook):
-    """A webhook recording push notifications of either version by the task state they carry."""
-
-    async def handle(self, request: Request) -> Response:
-        body = json.loads(await request.body())
-        _, state = payload(body)
-        with self.lock:
-            self.calls.append((dict(request.headers), body))
-        if state is not None:
-            self.reached(state).open()
-        return Response(status_code=204)
-
-    def versions(self) -> set[str]:
-        with self.lock:
-            return {payload(body)[0] for _, body in self.calls}
 
 
 PAYLOAD_IS_1_0 = pytest.mark.xfail(

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 
 from accord.core.records import EventRecord
-from accord.store import InMemoryTaskStore, TaskQuery
+from accord.store import InMemoryTaskStore, TaskQuery, TaskStore
 from accord.types import Artifact, Task, TaskState, TaskStatus, TextPart, new_id
 from test_store_conformance import make_task, moved
 
@@ -54,3 +55,35 @@ async def test_finished_tasks_are_listed_and_filtered_like_running_ones() -> Non
     completed = await store.list_tasks(TaskQuery(state=TaskState.COMPLETED))
     assert {task.id for task in completed.tasks} == {done.id, other.id}
     assert completed.tasks[0].artifacts is not None
+
+
+class SlowSaves(InMemoryTaskStore):
+    """A store with only `save` of its own (stages as TaskStore does), each save slower than
+    the one after it."""
+
+    stage = TaskStore.stage
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saved: list[tuple[int, str]] = []
+
+    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+        await asyncio.sleep(0.001 * (5 - seq))
+        self.saved.append((seq, task.status.state.value))
+        await super().save(task, seq, record)
+
+
+async def test_a_store_with_only_save_commits_staged_saves_in_order_as_staged() -> None:
+    store = SlowSaves()
+    task = make_task()
+    staged = []
+    for seq, state in enumerate((TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED), 1):
+        task.status = TaskStatus(state=state)
+        staged.append(store.stage(task, seq))
+    task.status = TaskStatus(state=TaskState.FAILED)  # after staging: saved copies don't change
+
+    await asyncio.gather(*staged)
+
+    assert store.saved == [(1, "submitted"), (2, "working"), (3, "completed")]
+    stored = await store.get(task.id)
+    assert stored is not None and stored.task.status.state is TaskState.COMPLETED

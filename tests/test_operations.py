@@ -3,6 +3,7 @@ HTTP+JSON and gRPC, each in 0.3 and 1.0, spoken on the wire and checked as canon
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -90,6 +91,9 @@ async def finished_task(
 ) -> TaskFacts:
     task = await wire.send(text, task_id=task_id, context_id=context_id)
     assert isinstance(task, TaskFacts) and task.state == "completed", task
+    # Status times have millisecond precision and listings put ties in no particular order:
+    # the next task's time must differ for "newest first" to name one order.
+    await asyncio.sleep(0.002)
     return task
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from asyncio import Future
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
+import accord
 from accord import AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import EventSink
 from accord.errors import (
@@ -19,6 +21,7 @@ from accord.errors import (
     UnsupportedOperation,
 )
 from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime, replicas
+from accord.runtime.publishing import AHEAD
 from accord.samples import echo
 from accord.store import InMemoryTaskStore
 from accord.types import (
@@ -188,9 +191,11 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
     log: list[tuple[str, int]] = []
 
     class LoggingStore(InMemoryTaskStore):
-        async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+        def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+            saved = super().stage(task, seq, record)
+            assert saved.done()  # the memory store saves at once
             log.append(("save", seq))
-            await super().save(task, seq, record)
+            return saved
 
     class LoggingBus(InProcessEventBus):
         async def publish(self, record: EventRecord) -> None:
@@ -201,6 +206,99 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
     records = await run_to_end(runtime)
     expected = [(step, r.seq) for r in records for step in ("save", "publish")]
     assert log == expected
+
+
+async def turns_until(condition: Callable[[], bool], turns: int = 1000) -> None:
+    """Let the event loop run until `condition` holds."""
+    for _ in range(turns):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"still not so after {turns} turns of the event loop")
+
+
+class HeldStore(InMemoryTaskStore):
+    """Keeps each save at once, but from event `held_from` on reports it committed only when
+    the test says so."""
+
+    def __init__(self, held_from: int) -> None:
+        super().__init__()
+        self.held_from = held_from
+        self.held: list[asyncio.Future[None]] = []
+
+    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+        saved = super().stage(task, seq, record)
+        if seq < self.held_from:
+            return saved
+        self.held.append(asyncio.get_running_loop().create_future())
+        return self.held[-1]
+
+    def commit(self, count: int) -> None:
+        for saved in self.held[:count]:
+            if not saved.done():
+                saved.set_result(None)
+
+
+@accord.agent(name="Ten chunks", description="Streams ten chunks.")
+async def ten_chunks(context: RequestContext) -> AsyncIterator[str]:
+    for n in range(10):
+        yield f"chunk {n}"
+
+
+async def test_appended_chunks_go_ahead_of_their_saves_and_publish_once_committed() -> None:
+    published: list[int] = []
+
+    class LoggingBus(InProcessEventBus):
+        async def publish(self, record: EventRecord) -> None:
+            published.append(record.seq)
+            await super().publish(record)
+
+    store = HeldStore(held_from=4)  # the task, working and the first chunk commit at once
+    runtime = TaskRuntime(ten_chunks.executor, store, LoggingBus())
+    execution = await runtime.start(params("go"))
+    await turns_until(lambda: len(store.held) == 10)  # nine more chunks, then completed
+    assert published == [1, 2, 3]
+    store.commit(2)
+    await turns_until(lambda: len(published) == 5)
+    store.commit(10)
+    records = await collect(execution)
+
+    assert published == list(range(1, 14))
+    assert [record.seq for record in records] == published
+    assert records[-1].final
+
+
+@accord.agent(name="Thousand chunks", description="Streams a thousand chunks.")
+async def thousand_chunks(context: RequestContext) -> AsyncIterator[str]:
+    for n in range(1000):
+        yield f"chunk {n}"
+
+
+async def test_an_agent_runs_only_so_far_ahead_of_its_saves() -> None:
+    store = HeldStore(held_from=4)
+    runtime = TaskRuntime(thousand_chunks.executor, store)
+    execution = await runtime.start(params("go"))
+    await turns_until(lambda: len(store.held) == AHEAD)
+    for _ in range(100):  # the agent could go on: it waits for its saves instead
+        await asyncio.sleep(0)
+    assert len(store.held) == AHEAD
+
+    store.commit(AHEAD // 2)
+    await turns_until(lambda: len(store.held) > AHEAD)
+    for _ in range(100):
+        await asyncio.sleep(0)
+    assert len(store.held) == AHEAD + AHEAD // 2
+
+    async def commit_as_staged() -> None:
+        while not execution.task or not execution.task.status.state.is_terminal:
+            store.commit(len(store.held))
+            await asyncio.sleep(0)
+        store.commit(len(store.held))
+
+    committing = asyncio.create_task(commit_as_staged())
+    records = await collect(execution)
+    await committing
+    assert [record.seq for record in records] == list(range(1, 1004))
 
 
 async def test_store_keeps_the_task_and_its_event_log(make_runtime: RuntimeFactory) -> None:

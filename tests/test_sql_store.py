@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, event, insert, inspect, select, text
+from sqlalchemy import Connection, event, func, insert, inspect, select, text
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+import accord
+from accord.core.call_context import CallContext
 from accord.core.push import TASK_SNAPSHOTS
 from accord.core.records import EventRecord
+from accord.runtime import TaskRuntime
+from accord.server.service import A2AService
 from accord.store import InMemoryTaskStore, StaleTaskError, TaskStore, open_store
 from accord.store.sql import SchemaVersionError, SqlTaskStore, create_sql_engine, sql_url, upgrade
 from accord.store.sql.migrations import (
@@ -22,9 +29,26 @@ from accord.store.sql.migrations import (
     UpgradeResult,
     head_version,
 )
-from accord.store.sql.schema import metadata, push_configs, schema_version, task_runners, tasks
+from accord.store.sql.schema import (
+    metadata,
+    push_configs,
+    schema_version,
+    task_events,
+    task_runners,
+    task_snapshots,
+    tasks,
+)
 from accord.store.sql.sqlite_writer import THREAD_NAME, SqliteBatchWriter
-from accord.types import Task, TaskState, TaskStatus, new_id
+from accord.types import (
+    Message,
+    MessageSendParams,
+    Role,
+    Task,
+    TaskState,
+    TaskStatus,
+    TextPart,
+    new_id,
+)
 from services import PG_URL
 from stores import (  # noqa: F401 - fixtures
     Backend,
@@ -32,6 +56,7 @@ from stores import (  # noqa: F401 - fixtures
     pg_schema_url,
     sql_backend_fixture,
 )
+from task_streams import Stream
 
 
 def add_note_column(connection: Connection) -> None:
@@ -188,6 +213,16 @@ async def test_stores_starting_together_create_the_schema_once(sql_backend: Back
 
 
 NOW = datetime.now(UTC)
+
+
+async def create_version_2(connection: AsyncConnection) -> None:
+    """The tables as accord made them at schema version 2: a task's JSON in its row."""
+    await connection.run_sync(metadata.create_all)
+    await connection.execute(text(f"DROP TABLE {task_snapshots}"))
+    await connection.execute(text(f"ALTER TABLE {tasks} ADD COLUMN task TEXT"))
+    await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
+
+
 OLD_CONFIG = '{"url": "https://old/hook", "id": "c"}'
 
 
@@ -197,7 +232,7 @@ async def test_push_configs_of_a_version_1_database_get_the_task_payload_format(
     engine = sql_backend.engine()
     try:
         async with engine.begin() as connection:  # what accord made at schema version 1
-            await connection.run_sync(metadata.create_all)
+            await create_version_2(connection)
             await connection.execute(text(f"ALTER TABLE {push_configs} DROP COLUMN payload_format"))
             baseline = {"version": BASELINE_VERSION, "description": "baseline", "applied_at": NOW}
             await connection.execute(insert(schema_version).values(baseline))
@@ -213,6 +248,124 @@ async def test_push_configs_of_a_version_1_database_get_the_task_payload_format(
     assert upgraded == UpgradeResult(BASELINE_VERSION, HEAD)
     assert kept is not None
     assert (kept.config.url, kept.payload_format) == ("https://old/hook", TASK_SNAPSHOTS)
+
+
+async def test_tasks_of_a_version_2_database_read_back_and_stream_on(
+    sql_backend: Backend,
+) -> None:
+    task = Task(
+        id="old",
+        context_id="ctx",
+        status=TaskStatus(state=TaskState.WORKING, timestamp="2024-05-01T12:00:00.000Z"),
+    )
+    row = {"id": task.id, "context_id": "ctx", "state": "working", "updated_at": NOW, "seq": 2}
+    row |= {"created_at": NOW, "finished_at": None}
+    engine = sql_backend.engine()
+    try:
+        async with engine.begin() as connection:  # what accord made at schema version 2
+            await create_version_2(connection)
+            for version in (1, 2):
+                step = {"version": version, "description": "old", "applied_at": NOW}
+                await connection.execute(insert(schema_version).values(step))
+            await connection.execute(insert(tasks).values(row))
+            json = {"id": task.id, "task": task.to_json().decode()}
+            await connection.execute(text(f"UPDATE {tasks} SET task = :task WHERE id = :id"), json)
+        upgraded = await upgrade(engine)
+    finally:
+        await engine.dispose()
+    store = await sql_backend.open()
+    stream = Stream(store, task, seq=2)
+
+    await stream.read_back()
+    await stream.chunks(300)
+    await stream.read_back()
+    assert upgraded == UpgradeResult(2, HEAD)
+
+
+@accord.agent(name="Tokens", description="Streams COUNT chunks of eight bytes.")
+async def tokens(context: accord.RequestContext) -> AsyncIterator[str]:
+    for n in range(int(context.text)):
+        yield f"{n:08d}"
+
+
+async def test_saves_staged_before_the_store_opened_commit_in_order(sql_backend: Backend) -> None:
+    store = SqlTaskStore(sql_backend.engine())  # not opened: the first save opens it
+    task = Task(id=new_id(), context_id="ctx", status=TaskStatus(state=TaskState.SUBMITTED))
+    try:
+        staged = [store.stage(task, 1, EventRecord.of(task.id, 1, task, final=False))]
+        for seq, state in ((2, TaskState.WORKING), (3, TaskState.COMPLETED)):
+            task.status = TaskStatus(state=state)
+            staged.append(store.stage(task, seq, EventRecord.of(task.id, seq, task, final=False)))
+        await asyncio.gather(*staged)
+        stored = await store.get(task.id)
+        logged = await store.events_after(task.id, 0)
+    finally:
+        await store.close()
+
+    assert stored is not None and (stored.seq, stored.task.to_json()) == (3, task.to_json())
+    assert [json.loads(r.payload)["status"]["state"] for r in logged] == [
+        "submitted",
+        "working",
+        "completed",
+    ]
+
+
+class TaskJsonWrites:
+    """Counts the bytes of task JSON the database is asked to write (a trigger on the column)."""
+
+    SQLITE = (
+        "CREATE TABLE json_writes (bytes BIGINT NOT NULL)",
+        f"""CREATE TRIGGER count_inserted AFTER INSERT ON {task_snapshots}
+            BEGIN INSERT INTO json_writes VALUES (length(NEW.task)); END""",
+        f"""CREATE TRIGGER count_updated AFTER UPDATE OF task ON {task_snapshots}
+            BEGIN INSERT INTO json_writes VALUES (length(NEW.task)); END""",
+    )
+    POSTGRESQL = (
+        "CREATE TABLE json_writes (bytes BIGINT NOT NULL)",
+        """CREATE FUNCTION count_json() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO json_writes VALUES (octet_length(NEW.task)); RETURN NULL; END $$""",
+        f"""CREATE TRIGGER count_written AFTER INSERT OR UPDATE OF task ON {task_snapshots}
+            FOR EACH ROW EXECUTE FUNCTION count_json()""",
+    )
+
+    def __init__(self, store: SqlTaskStore) -> None:
+        self.engine = store.engine
+
+    async def install(self) -> None:
+        statements = self.SQLITE if self.engine.dialect.name == "sqlite" else self.POSTGRESQL
+        async with self.engine.begin() as connection:
+            for statement in statements:
+                await connection.execute(text(statement))
+
+    async def totals(self) -> tuple[int, int]:
+        """(times the task's JSON was written, its bytes in all)."""
+        async with self.engine.connect() as connection:
+            result = await connection.execute(text("SELECT count(*), sum(bytes) FROM json_writes"))
+            count, total = result.one()
+        return count, total
+
+
+async def test_an_appended_chunk_does_not_write_the_task_again(sql_backend: Backend) -> None:
+    store = await sql_backend.open()
+    assert isinstance(store, SqlTaskStore)
+    writes = TaskJsonWrites(store)
+    await writes.install()
+    service = A2AService(tokens, TaskRuntime(tokens.executor, store=store))
+    message = Message(message_id=new_id(), role=Role.USER, parts=[TextPart(text="2000")])
+
+    result = await service.send_message(
+        MessageSendParams(message=message), CallContext(base_url="http://127.0.0.1/")
+    )
+
+    assert isinstance(result, Task) and result.status.state is TaskState.COMPLETED
+    stored = await store.get(result.id)
+    assert stored is not None and stored.task.to_json() == result.to_json()
+    async with store.engine.connect() as connection:
+        logged = await connection.scalar(select(func.sum(func.length(task_events.c.payload))))
+    times, total = await writes.totals()
+    # The whole task each time, as before, would be 2,000 times and about 66 MB.
+    assert times < 20, f"the task's JSON was written {times} times for 2,004 events"
+    assert total < 2 * logged, f"{total} bytes of task JSON for {logged} bytes of events"
 
 
 async def test_listing_has_an_index_for_each_filter(sql_backend: Backend) -> None:

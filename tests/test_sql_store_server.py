@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import signal
+from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 
@@ -13,11 +15,12 @@ from typer.testing import CliRunner, Result
 import accord
 from accord.cli.main import app as cli
 from accord.client import SyncClient
+from accord.core.records import EventRecord
 from accord.samples import echo
 from accord.server import create_app
-from accord.store import CleanupReport, InMemoryTaskStore
+from accord.store import CleanupReport, InMemoryTaskStore, open_store
 from accord.store.sql.migrations import head_version
-from accord.types import Task, TaskState
+from accord.types import Task, TaskArtifactUpdateEvent, TaskState
 from agents_for_tests import SAFETY_TIMEOUT, AsksThenCompletes, Switchboard
 from served_process import accord_serve, free_port
 
@@ -71,6 +74,58 @@ def test_every_task_survives_a_clean_restart_and_a_crash(tmp_path: Path) -> None
     assert asking.status.state is TaskState.INPUT_REQUIRED
     assert answered.status.state is TaskState.COMPLETED
     assert answered.artifacts and answered.artifacts[0].text == "Hello, Ada!"
+
+
+@accord.agent(name="Endless", description="Streams numbered chunks until it is stopped.")
+async def endless(context: accord.RequestContext) -> AsyncIterator[str]:
+    for n in itertools.count():
+        yield chunk_text(n)
+        if n % 64 == 63:
+            await asyncio.sleep(0.001)
+
+
+def chunk_text(n: int) -> str:
+    return f"{n:08d} "
+
+
+async def follow_chunks(url: str, count: int) -> tuple[str, list[str], int]:
+    """Start a stream of `endless`; its task id, the first `count` chunks, their last event id."""
+    async with accord.Client(url) as client, client.stream("go") as stream:
+        task_id, received = "", []
+        async for event in stream:
+            if isinstance(event, Task):
+                task_id = event.id
+            if isinstance(event, TaskArtifactUpdateEvent):
+                received += [part.text for part in event.artifact.parts]  # type: ignore[union-attr]
+                if len(received) == count:
+                    assert stream.last_event_id is not None
+                    return task_id, received, stream.last_event_id
+    raise AssertionError("the stream ended early")
+
+
+def test_a_crash_mid_stream_loses_no_chunk_a_client_received(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/accord.db"
+    target = f"{__name__}:endless"
+    with accord_serve(target, "--store", url) as served:
+        task_id, received, last_event_id = asyncio.run(follow_chunks(served.url, 3000))
+        served.stop(signal.SIGKILL)  # the agent was still streaming, saves in flight
+
+    with accord_serve(target, "--store", url) as served, SyncClient(served.url) as client:
+        task = client.get_task(task_id)
+    stored = [part.text for part in (task.artifacts or [])[0].parts]  # type: ignore[union-attr]
+    logged = asyncio.run(events_after(url, task_id, last_event_id - 100))
+
+    assert stored[: len(received)] == received
+    assert stored == [chunk_text(n) for n in range(len(stored))], "no gap, no repeat"
+    assert [record.seq for record in logged] == list(range(last_event_id - 99, logged[-1].seq + 1))
+
+
+async def events_after(url: str, task_id: str, seq: int) -> list[EventRecord]:
+    store = open_store(url)
+    try:
+        return await store.events_after(task_id, seq)
+    finally:
+        await store.close()
 
 
 def test_db_upgrade_creates_the_schema_once(tmp_path: Path) -> None:

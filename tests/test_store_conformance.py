@@ -28,6 +28,7 @@ from accord.types import (
     new_id,
 )
 from stores import Backend, backend_fixture, store_fixture  # noqa: F401 - fixtures
+from task_streams import Stream
 
 NOON = "2024-05-01T12:00:00.000Z"
 
@@ -245,6 +246,92 @@ async def test_the_log_keeps_at_most_the_configured_number_of_events(backend: Ba
     assert [r.seq for r in await store.events_after(other.id, 0)] == [1, 2]
     stored = await store.get(task.id)
     assert stored is not None and stored.seq == 6
+
+
+# --- long streams: many artifact chunks ------------------------------------------------------
+
+
+async def test_a_long_stream_of_chunks_reads_back_as_it_was_applied(store: TaskStore) -> None:
+    stream = Stream(store, make_task())
+    await stream.start()
+    for count in (1, 10, 100, 500):  # past the point where the task's JSON is written again
+        await stream.chunks(count)
+        await stream.read_back()
+    await stream.chunk("answer", "meta", source="model", tokens=3)
+    await stream.chunk("second", "x" * 5000)
+    await stream.chunks(50, 4096, artifact_id="second")
+    await stream.chunk("second", "replaced", append=False)
+    await stream.chunk("answer", "more", tokens=4)
+    await stream.read_back()
+    await stream.status(TaskState.COMPLETED)
+    await stream.read_back()
+
+    answer, second = stream.task.artifacts or []
+    assert len(answer.parts) == 1 + 10 + 100 + 500 + 2
+    assert answer.metadata == {"source": "model", "tokens": 4}
+    assert second.parts == [TextPart(text="replaced")]
+
+
+async def test_chunks_replay_after_any_event_and_keep_versions(store: TaskStore) -> None:
+    stream = Stream(store, make_task())
+    await stream.start()
+    await stream.chunks(300)
+    at = stream.seq
+
+    with pytest.raises(StaleTaskError):  # a writer that fell behind changes nothing
+        await store.save(
+            stream.task, at - 3, EventRecord.of(stream.task.id, at - 3, stream.task, final=False)
+        )
+    await stream.read_back()
+    await stream.chunks(20)  # and the stream goes on after the failed save
+    await stream.read_back()
+
+    replayed = await store.events_after(stream.task.id, at - 5)
+    assert [r.seq for r in replayed] == list(range(at - 4, stream.seq + 1))
+    assert all(isinstance(r.event, TaskArtifactUpdateEvent) for r in replayed)
+    assert len(await store.events_after(stream.task.id, 0)) == stream.seq
+
+
+async def test_a_stream_reads_back_from_another_store_which_can_carry_it_on(
+    backend: Backend,
+) -> None:
+    first = await backend.open()
+    stream = Stream(first, make_task())
+    await stream.start()
+    await stream.chunks(200)
+
+    other = await backend.open()  # SQL: another replica, or the same one after a restart
+    await stream.read_back(other)
+    stream.store = other  # it adopts the task and streams on
+    await stream.chunks(200)
+    await stream.read_back(first)
+    await stream.status(TaskState.COMPLETED)
+    await stream.read_back(first)
+
+
+async def test_a_bounded_log_keeps_every_chunk_of_the_task(backend: Backend) -> None:
+    store = await backend.open(Retention(max_events_per_task=4))
+    stream = Stream(store, make_task())
+    await stream.start()
+    await stream.chunks(100)
+
+    await stream.read_back()
+    assert [r.seq for r in await store.events_after(stream.task.id, 0)] == list(
+        range(stream.seq - 3, stream.seq + 1)
+    )
+
+
+async def test_cleanup_of_old_events_keeps_every_chunk_of_a_running_task(backend: Backend) -> None:
+    store = await backend.open(Retention(finished_task_ttl=None, event_ttl=timedelta(hours=1)))
+    stream = Stream(store, make_task())
+    await stream.start()
+    await stream.chunks(150)
+
+    await store.cleanup(datetime.now(UTC) + timedelta(hours=2))
+
+    await stream.read_back()
+    await stream.chunks(5)
+    await stream.read_back()
 
 
 # --- listing --------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from accord.codecs import v1_0_client
+from accord.types import Task, TaskState, TaskStatusUpdateEvent, adapters
 from agents_for_tests import Gate
 from live_server import serve_app
 
@@ -54,6 +56,32 @@ class Webhook:
         with self.lock:
             found = [self.state_of(body) for _, body in self.calls]
         return [state for state in found if state is not None]
+
+
+def payload(body: dict[str, Any]) -> tuple[str, TaskState | None]:
+    """The version whose push notification `body` is (0.3 posts the Task, spec 0.3 9.5; 1.0 a
+    StreamResponse, spec 1.0 4.3.3), and the state of the task it carries, if it says one."""
+    if body.get("kind") == "task":
+        return "0.3", adapters.TASK.validate_python(body).status.state
+    event = v1_0_client.CLIENT.stream.decode(body)
+    return "1.0", event.status.state if isinstance(event, Task | TaskStatusUpdateEvent) else None
+
+
+class NotificationHook(Webhook):
+    """A webhook recording push notifications of either version by the task state they carry."""
+
+    async def handle(self, request: Request) -> Response:
+        body = json.loads(await request.body())
+        _, state = payload(body)
+        with self.lock:
+            self.calls.append((dict(request.headers), body))
+        if state is not None:
+            self.reached(state).open()
+        return Response(status_code=204)
+
+    def versions(self) -> set[str]:
+        with self.lock:
+            return {payload(body)[0] for _, body in self.calls}
 
 
 @contextmanager

@@ -8,7 +8,9 @@ import typer
 
 import accord
 from accord.cli import agent_commands, credentials, server_commands
+from accord.cli import demo as demo_launcher
 from accord.cli import host as host_command
+from accord.cli import ui as web_ui
 
 app = typer.Typer(
     name="accord",
@@ -24,6 +26,8 @@ app.add_typer(server_commands.app)
 app.add_typer(server_commands.db, name="db")
 app.add_typer(agent_commands.app)
 host_command.register(app)
+app.command()(web_ui.ui)
+app.command()(demo_launcher.demo)
 
 
 def _print_version(asked: bool) -> None:

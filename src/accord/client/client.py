@@ -40,6 +40,21 @@ from accord.types import (
 
 P = TypeVar("P")
 R = TypeVar("R")
+TaskOrMessage = TypeVar("TaskOrMessage", Task, Message, Task | Message)
+
+
+def _at_most(history_length: int | None, result: TaskOrMessage) -> TaskOrMessage:
+    """`result` with no more than `history_length` messages of history, however the server
+    read the limit: 0.3's proto (HTTP+JSON, gRPC) has history_length 0 mean unlimited, so no
+    0.3 request there can ask for none."""
+    if history_length is None or not isinstance(result, Task) or result.history is None:
+        return result
+    keep = max(history_length, 0)
+    if len(result.history) <= keep:
+        return result
+    history = result.history[len(result.history) - keep :] or None
+    return result.model_copy(update={"history": history})
+
 
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
 """Per network operation; streams stay open as long as events or keep-alives keep coming."""
@@ -133,7 +148,7 @@ class Client:
             metadata=metadata,
         )
         transport = await self.transport()
-        return await transport.call(transport.codec.send, params)
+        return _at_most(history_length, await transport.call(transport.codec.send, params))
 
     def stream(
         self,
@@ -172,7 +187,7 @@ class Client:
         """The current state of a task (`tasks/get`), with at most `history_length` messages."""
         transport = await self.transport()
         params = TaskQueryParams(id=task_id, history_length=history_length)
-        return await transport.call(transport.codec.get_task, params)
+        return _at_most(history_length, await transport.call(transport.codec.get_task, params))
 
     async def cancel_task(self, task_id: str) -> Task:
         """Cancel a task that has not finished (`tasks/cancel`)."""

@@ -5,9 +5,9 @@ Pure functions with no I/O; the runtime calls them under the task's lock.
 
 from __future__ import annotations
 
+from accord.core.artifacts import merge_artifact, own_artifact
 from accord.errors import InvalidAgentResponse
 from accord.types import (
-    Artifact,
     Message,
     Task,
     TaskArtifactUpdateEvent,
@@ -87,7 +87,7 @@ def _apply_task(task: Task, snapshot: Task) -> Task:
     _archive_status_message(task)
     task.status = snapshot.status
     if snapshot.artifacts is not None:
-        task.artifacts = [_own_artifact(a) for a in snapshot.artifacts]
+        task.artifacts = [own_artifact(a) for a in snapshot.artifacts]
     if snapshot.history:
         known = {m.message_id for m in task.history or ()}
         _history(task).extend(m for m in snapshot.history if m.message_id not in known)
@@ -112,25 +112,8 @@ def _apply_status(task: Task, event: TaskStatusUpdateEvent) -> TaskStatusUpdateE
 def _apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> TaskArtifactUpdateEvent:
     if task.status.state.is_terminal:
         raise IllegalTaskEvent(f"task is already {task.status.state.value}; no more artifacts")
-    artifacts = task.artifacts if task.artifacts is not None else []
-    task.artifacts = artifacts
-    incoming = event.artifact
-    for index, existing in enumerate(artifacts):
-        if existing.artifact_id == incoming.artifact_id:
-            if event.append:
-                existing.parts.extend(incoming.parts)
-                if incoming.metadata:
-                    existing.metadata = {**(existing.metadata or {}), **incoming.metadata}
-            else:
-                artifacts[index] = _own_artifact(incoming)
-            return event
-    artifacts.append(_own_artifact(incoming))
+    merge_artifact(task, event)
     return event
-
-
-def _own_artifact(artifact: Artifact) -> Artifact:
-    # The task keeps its own parts list so later chunks never alter a published event.
-    return artifact.model_copy(update={"parts": list(artifact.parts)})
 
 
 def _archive_status_message(task: Task) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import partial
 
 from pydantic_core import PydanticSerializationError
 
@@ -25,6 +26,7 @@ from accord.errors import (
     UnsupportedOperation,
 )
 from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
+from accord.runtime.publishing import PublishQueue
 from accord.runtime.push import PushSender
 from accord.runtime.replicas import HANDOVER_TIMEOUT, Replicas
 from accord.runtime.state_machine import TaskChange, apply_event, is_final, new_task
@@ -34,6 +36,7 @@ from accord.types import (
     MessageSendParams,
     Role,
     Task,
+    TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
@@ -64,6 +67,8 @@ class _Run:
     worker: asyncio.Task[None] | None = None
     # The task's webhooks, loaded when first needed; None means "ask the store".
     push_configs: list[PushTarget] | None = None
+    # Its records from saving to publishing, made with the first one.
+    publishing: PublishQueue | None = None
 
     @property
     def task_id(self) -> str:
@@ -487,20 +492,38 @@ class TaskRuntime:
         if payload is None:
             payload = change.to_json()
         record = EventRecord(run.task_id, run.seq, change, final, payload)
-        await self.store.save(run.task, run.seq, record)
+        saved = self.store.stage(run.task, run.seq, record)
+        # Only a chunk appended to an artifact goes ahead of its save: a stream of them commits
+        # many per transaction. Webhook bodies are made from the task as it is: with webhooks,
+        # nothing goes ahead.
+        wait = final or not (isinstance(change, TaskArtifactUpdateEvent) and change.append)
+        wait = wait or (self.push is not None and bool(await self._push_configs(run)))
+        if run.publishing is None and (wait or saved.done()):  # nothing went ahead yet
+            await saved
+            await self._publish(run, record)
+        else:
+            if run.publishing is None:
+                run.publishing = PublishQueue()
+            await run.publishing.put(record, saved, partial(self._publish, run), wait=wait)
         run.reached_final = run.reached_final or final
+
+    async def _publish(self, run: _Run, record: EventRecord) -> None:
         await self.bus.publish(record)
         if self.push is not None:
             await self._notify(run, record)
+
+    async def _push_configs(self, run: _Run) -> list[PushTarget]:
+        if run.push_configs is None:
+            run.push_configs = await self.store.list_push_configs(run.task_id)
+        return run.push_configs
 
     async def _notify(self, run: _Run, record: EventRecord) -> None:
         """Tell the task's webhooks about `record`, each in its payload format (only the
         replica running the task does)."""
         assert self.push is not None and run.task is not None
-        if run.push_configs is None:
-            run.push_configs = await self.store.list_push_configs(run.task_id)
-        if run.push_configs:
-            self.push.send(run.task_id, run.push_configs, record, run.task)
+        push_configs = await self._push_configs(run)
+        if push_configs:
+            self.push.send(run.task_id, push_configs, record, run.task)
 
     def push_configs_changed(self, task_id: str) -> None:
         """A webhook of the task was set or deleted: reload them before the next update."""

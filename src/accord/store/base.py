@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
+from asyncio import Future
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
@@ -38,7 +40,8 @@ class TaskStore(ABC):
     """Persistence of tasks, their event logs and their push notification configs.
 
     The runtime saves each change of a task together with the event that caused it, so a
-    backend can keep both in one transaction. Sequence numbers double as versions: saving
+    backend can keep both in one transaction; it stages them (`stage`) so that a long
+    stream need not wait for one commit per event. Sequence numbers double as versions: saving
     at `seq` requires the stored task to be at `seq - 1` (absent when `seq` is 1), else
     `StaleTaskError` — two writers never silently overwrite each other. Tasks a store
     returns are owned by the runtime: callers that want to change one copy it first.
@@ -54,6 +57,27 @@ class TaskStore(ABC):
 
         Raises StaleTaskError when the stored task is not at `seq - 1`.
         """
+
+    _last_staged: Future[None] | None = None
+
+    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+        """Start saving `task` as of event `seq` (as `save` does); the future completes once
+        it is saved, or fails with what `save` would raise.
+
+        What is saved is taken from `task` before this returns, so the caller may go on
+        changing it; the saves a caller stages are committed in the order it staged them (one
+        after a save that failed fails as stale). The default saves a deep copy once every
+        save staged before it is done.
+        """
+        previous, copy = self._last_staged, task.model_copy(deep=True)
+
+        async def save_in_turn() -> None:
+            if previous is not None:
+                await asyncio.wait([previous])
+            await self.save(copy, seq, record)
+
+        self._last_staged = asyncio.ensure_future(save_in_turn())
+        return self._last_staged
 
     @abstractmethod
     async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from asyncio import Future
 from datetime import UTC, datetime
 
 from accord.core.push import PushTarget
@@ -61,6 +63,20 @@ class InMemoryTaskStore(TaskStore):
         return _stored(entry) if entry is not None else None
 
     async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+        self._save(task, seq, record)
+
+    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+        # Saved before this returns: the store keeps the caller's task itself, as `save` does.
+        saved = asyncio.get_running_loop().create_future()
+        try:
+            self._save(task, seq, record)
+        except StaleTaskError as error:
+            saved.set_exception(error)
+        else:
+            saved.set_result(None)
+        return saved
+
+    def _save(self, task: Task, seq: int, record: EventRecord | None) -> None:
         entry = self._tasks.get(task.id)
         current = _seq(entry) if entry is not None else 0
         if current != seq - 1:

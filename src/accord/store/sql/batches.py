@@ -6,23 +6,30 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, delete, func, insert, select, update
 
 from accord.store.base import StaleTaskError
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
-from accord.store.sql.schema import task_events, task_runners, tasks
+from accord.store.sql.schema import task_events, task_runners, task_snapshots, tasks
 
 
 @dataclass(slots=True, frozen=True)
 class TaskSave:
-    """One save: the task row's new values (with the version it must move from)."""
+    """One save: the task row's new values (with the version it must move from).
+
+    A save writes the task's JSON (`snapshot`) with its row, unless it is `appended`: then
+    the row only moves to its new `seq`, and the event, an artifact update, joins the log
+    tail that reads fold into the JSON (`row` holds `task_id`, `previous_seq` and `seq`).
+    """
 
     task_id: str
     seq: int
     row: dict[str, Any]
     event: dict[str, Any] | None
     terminal: bool
+    snapshot: str | None = None
+    appended: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -42,10 +49,19 @@ NEW_TASK_COLUMNS = (tasks.c.id.key, tasks.c.created_at.key, *TASK_CHANGES)
 UPDATE_TASK = update(tasks).where(
     tasks.c.id == bindparam("task_id"), tasks.c.seq == bindparam("previous_seq")
 )
+# The snapshot stays: if it was of `seq - 1`, the tail now starts after it.
+APPEND_TO_TASK = UPDATE_TASK.values(
+    {tasks.c.snapshot_seq: func.coalesce(tasks.c.snapshot_seq, bindparam("previous_seq"))}
+)
 STORED_SEQ = select(tasks.c.seq).where(tasks.c.id == bindparam("task_id"))
 LOG_EVENT = insert(task_events)
+_SNAPSHOT = select(tasks.c.snapshot_seq).where(tasks.c.id == bindparam("trimmed_task"))
+# Events a task's snapshot does not hold yet stay, whatever the bound.
 TRIM_LOG = delete(task_events).where(
-    task_events.c.task_id == bindparam("trimmed_task"), task_events.c.seq <= bindparam("up_to")
+    task_events.c.task_id == bindparam("trimmed_task"),
+    task_events.c.seq >= bindparam("trimmed_from"),
+    task_events.c.seq <= bindparam("up_to"),
+    task_events.c.seq <= func.coalesce(_SNAPSHOT.scalar_subquery(), bindparam("up_to")),
 )
 FORGET_RUNNER = delete(task_runners).where(task_runners.c.task_id == bindparam("finished"))
 
@@ -55,6 +71,11 @@ class DialectStatements:
 
     def __init__(self, dialect_insert: Callable[[Table], Any]) -> None:
         self.create_task = dialect_insert(tasks).on_conflict_do_nothing(index_elements=[tasks.c.id])
+        snapshot = dialect_insert(task_snapshots)
+        self.write_snapshot = snapshot.on_conflict_do_update(
+            index_elements=[task_snapshots.c.task_id],
+            set_={task_snapshots.c.task.key: snapshot.excluded.task},
+        )
         claim = dialect_insert(task_runners)
         self.claim_runner = claim.on_conflict_do_update(
             index_elements=[task_runners.c.task_id],
@@ -71,8 +92,13 @@ class BatchTarget(Protocol):
     def update_task(self, row: dict[str, Any]) -> bool:
         """Move a task's row from `previous_seq`; False when it is not there."""
 
+    def append_to_task(self, row: dict[str, Any]) -> bool:
+        """Move a task's row from `previous_seq` to `seq`, keeping its JSON; False as above."""
+
     def stored_seq(self, task_id: str) -> int | None:
         """The version of a task's row, None when there is none."""
+
+    def write_snapshots(self, rows: list[dict[str, Any]]) -> None: ...
 
     def log_events(self, rows: list[dict[str, Any]]) -> None: ...
 
@@ -93,12 +119,19 @@ def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) 
         if isinstance(write, RunnerClaim):
             outcomes.append(None)
             continue
-        if target.create_task(write.row) if write.seq == 1 else target.update_task(write.row):
+        if write.seq == 1:
+            written = target.create_task(write.row)
+        elif write.appended:
+            written = target.append_to_task(write.row)
+        else:
+            written = target.update_task(write.row)
+        if written:
             outcomes.append(None)
         else:
             outcomes.append(stale(write, target.stored_seq(write.task_id)))
     rows = follow_up(batch, outcomes, bound)
     for statement, statement_rows in (
+        (target.write_snapshots, rows.snapshots),
         (target.log_events, rows.events),
         (target.trim_logs, rows.trims),
         (target.claim_runners, rows.claims),
@@ -117,10 +150,13 @@ def stale(save: TaskSave, stored: int | None) -> StaleTaskError:
 class FollowUp:
     """What the saves of a batch that went through bring along, as rows for its statements."""
 
+    snapshots: list[dict[str, Any]]
+    """The JSON of their tasks (`task_id`, `task`), the last one of each task."""
     events: list[dict[str, Any]]
     """Their events, for the log."""
     trims: list[dict[str, Any]]
-    """Log entries beyond the retention's bound (`trimmed_task`, `up_to`)."""
+    """Log entries beyond the retention's bound (`trimmed_task`, from `trimmed_from` to
+    `up_to`): see `trim`."""
     claims: list[dict[str, Any]]
     """Runner rows to upsert."""
     finished: list[dict[str, Any]]
@@ -134,21 +170,25 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
     applying only that one leaves the row as applying all of them in order would.
     """
     events: list[dict[str, Any]] = []
+    snapshots: dict[str, str] = {}
     runners: dict[str, str | None] = {}
     for write, outcome in zip(batch, outcomes, strict=True):
         if isinstance(write, RunnerClaim):
             runners[write.task_id] = write.replica_id
         elif outcome is None:
+            if write.snapshot is not None:
+                snapshots[write.task_id] = write.snapshot
             if write.event is not None:
                 events.append(write.event)
             if write.terminal:
                 runners[write.task_id] = None
     trims = [
-        {"trimmed_task": event["task_id"], "up_to": event["seq"] - bound}
+        trim(event["task_id"], event["seq"] - bound)
         for event in events
         if bound is not None and event["seq"] > bound
     ]
     return FollowUp(
+        snapshots=[{"task_id": task_id, "task": task} for task_id, task in snapshots.items()],
         events=events,
         trims=trims,
         claims=[
@@ -158,6 +198,22 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
         ],
         finished=[{"finished": task_id} for task_id, replica in runners.items() if replica is None],
     )
+
+
+TRIM_SWEEP = 1024
+"""Every so many events, a trim drops all older events of the task instead of just one."""
+
+
+def trim(task_id: str, up_to: int) -> dict[str, Any]:
+    """The log trim that an event brings along, `up_to` being its seq less the bound.
+
+    It drops the one event that fell out of the bound, a lookup by key: a range starting at
+    the log's oldest event would step over every event deleted before it (PostgreSQL keeps
+    them in the index until vacuumed), each time. Every TRIM_SWEEP events the range starts
+    at the beginning, for what the one-for-one trims left (a bound that was lowered).
+    """
+    first = 0 if up_to % TRIM_SWEEP == 0 else up_to
+    return {"trimmed_task": task_id, "trimmed_from": first, "up_to": up_to}
 
 
 class ConnectionTarget:
@@ -173,8 +229,14 @@ class ConnectionTarget:
     def update_task(self, row: dict[str, Any]) -> bool:
         return self._connection.execute(UPDATE_TASK, row).rowcount == 1
 
+    def append_to_task(self, row: dict[str, Any]) -> bool:
+        return self._connection.execute(APPEND_TO_TASK, row).rowcount == 1
+
     def stored_seq(self, task_id: str) -> int | None:
         return self._connection.scalar(STORED_SEQ, {"task_id": task_id})
+
+    def write_snapshots(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.execute(self._statements.write_snapshot, rows)
 
     def log_events(self, rows: list[dict[str, Any]]) -> None:
         self._connection.execute(LOG_EVENT, rows)

@@ -30,11 +30,16 @@ class GroupCommit(Generic[Item]):
 
     async def submit(self, item: Item) -> None:
         """Queue `item` and wait until it is committed; raises the error it failed with."""
+        await self.enqueue(item)
+
+    def enqueue(self, item: Item) -> asyncio.Future[None]:
+        """Queue `item` now; the future completes once it is committed (or with its error).
+        Items are committed in the order they were queued."""
         outcome = asyncio.get_running_loop().create_future()
         self._queue.append((item, outcome))
         if self._flusher is None:
             self._flusher = asyncio.create_task(self._flush())
-        await outcome
+        return outcome
 
     async def drain(self) -> None:
         """Wait until everything queued so far is written (or has failed)."""

@@ -44,8 +44,27 @@ def _push_payload_formats(connection: Connection) -> None:
     )
 
 
+def _task_snapshots(connection: Connection) -> None:
+    collation = ' COLLATE "C"' if connection.dialect.name == "postgresql" else ""
+    connection.execute(
+        text(
+            f"CREATE TABLE accord_task_snapshots (task_id VARCHAR{collation} NOT NULL,"
+            " task TEXT NOT NULL, CONSTRAINT pk_accord_task_snapshots PRIMARY KEY (task_id))"
+        )
+    )
+    connection.execute(
+        text("INSERT INTO accord_task_snapshots (task_id, task) SELECT id, task FROM accord_tasks")
+    )
+    connection.execute(text("ALTER TABLE accord_tasks DROP COLUMN task"))
+    # NULL: the task's JSON is as of its `seq`, which every row written before this step is.
+    connection.execute(text("ALTER TABLE accord_tasks ADD COLUMN snapshot_seq BIGINT"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
+    Migration(
+        3, "task JSON in a table of its own; artifact chunks fold in on read", _task_snapshots
+    ),
 )
 """The steps after the baseline, oldest first."""
 

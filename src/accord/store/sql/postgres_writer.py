@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, TypeDecorator
+from sqlalchemy import BigInteger, Column, TypeDecorator
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from accord.store.sql.batches import NEW_TASK_COLUMNS, TaskSave, Write, follow_up, stale
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
-from accord.store.sql.schema import task_events, task_runners, tasks
+from accord.store.sql.schema import task_events, task_runners, task_snapshots, tasks
 
 _ARRAY_TYPES = {
     str: "text[]",
@@ -48,28 +48,41 @@ def _names(columns: Sequence[Column[Any]]) -> str:
     return ", ".join(column.name for column in columns)
 
 
+_TRIMMED_FROM = Column("first", BigInteger)
+"""The oldest seq a log trim may drop (see `accord.store.sql.batches.trim`)."""
+
+
 @functools.cache
 def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     """The statement that writes a batch with rows for `parts`, and the names of its array
     parameters in order (a part without rows is left out: less to plan and to run).
 
     A save moves its task's row from seq - 1 to seq, or creates it at seq 1; the rows it
-    brings along (its event, a log trim, the end of its runner) are given for every save and
-    kept only for the tasks written. All of it runs on one snapshot in one implicit
-    transaction, so a task may appear in a batch once at most. The result names the tasks
-    written.
+    brings along (its JSON unless it is appended, its event, a log trim, the end of its
+    runner) are given for every save and kept only for the tasks written. All of it runs on
+    one snapshot in one implicit transaction, so a task may appear in a batch once at most (a
+    trim sees the task's `snapshot_seq` from before the save: at worst it keeps more). The
+    result names the tasks written.
     """
     arrays = _Arrays()
     changed = [tasks.c[key] for key in TASK_CHANGES]
     new_task = [tasks.c[key] for key in NEW_TASK_COLUMNS]
-    task_id, seq = tasks.c.id.name, tasks.c.seq.name
+    task_id, seq, snapshot = tasks.c.id.name, tasks.c.seq.name, tasks.c.snapshot_seq.name
     event_task, event_seq = task_events.c.task_id.name, task_events.c.seq.name
+    snapshot_task, json = task_snapshots.c.task_id.name, task_snapshots.c.task.name
     runner_task, runner = task_runners.c.task_id.name, task_runners.c.replica_id.name
     steps: dict[str, str] = {}
     if "moved" in parts:
         steps["updated"] = f"""
     UPDATE {tasks.name} AS t SET {", ".join(f"{c.name} = v.{c.name}" for c in changed)}
     FROM {arrays.unnest("moved", [tasks.c.id, *changed])}
+    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{seq} - 1
+    RETURNING t.{task_id}"""
+    if "appended" in parts:
+        steps["advanced"] = f"""
+    UPDATE {tasks.name} AS t SET {seq} = v.{seq},
+        {snapshot} = COALESCE(t.{snapshot}, v.{seq} - 1)
+    FROM {arrays.unnest("appended", [tasks.c.id, tasks.c.seq])}
     WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{seq} - 1
     RETURNING t.{task_id}"""
     if "created" in parts:
@@ -81,6 +94,12 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     steps["written"] = " UNION ALL ".join(f"SELECT {task_id} FROM {step}" for step in steps) or (
         f"SELECT NULL::text AS {task_id} WHERE false"
     )
+    if "snapshots" in parts:
+        steps["snapshotted"] = f"""
+    INSERT INTO {task_snapshots.name} ({_names(list(task_snapshots.c))})
+    SELECT * FROM {arrays.unnest("snapshots", list(task_snapshots.c))}
+    WHERE v.{snapshot_task} IN (SELECT {task_id} FROM written)
+    ON CONFLICT ({snapshot_task}) DO UPDATE SET {json} = excluded.{json}"""
     if "events" in parts:
         steps["logged"] = f"""
     INSERT INTO {task_events.name} ({_names(list(task_events.c))})
@@ -89,8 +108,11 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     if "trims" in parts:
         steps["trimmed"] = f"""
     DELETE FROM {task_events.name} AS e
-    USING {arrays.unnest("trims", [task_events.c.task_id, task_events.c.seq])}
-    WHERE e.{event_task} = v.{event_task} AND e.{event_seq} <= v.{event_seq}
+    USING {arrays.unnest("trims", [task_events.c.task_id, _TRIMMED_FROM, task_events.c.seq])},
+        {tasks.name} AS t
+    WHERE e.{event_task} = v.{event_task}
+        AND e.{event_seq} >= v.{_TRIMMED_FROM.name} AND e.{event_seq} <= v.{event_seq}
+        AND t.{task_id} = v.{event_task} AND e.{event_seq} <= COALESCE(t.{snapshot}, v.{event_seq})
         AND v.{event_task} IN (SELECT {task_id} FROM written)"""
     if "claims" in parts:
         steps["claimed"] = f"""
@@ -128,15 +150,20 @@ async def write_postgres_batch(
     not among them was stale. `bound`: the retention's `max_events_per_task`.
     """
     saves = [write for write in batch if isinstance(write, TaskSave)]
-    moved = [save.row for save in saves if save.seq > 1]
+    moved = [save.row for save in saves if save.seq > 1 and not save.appended]
+    appended = [save.row for save in saves if save.appended]
     created = [save.row for save in saves if save.seq == 1]
     rows = follow_up(batch, [None] * len(batch), bound)  # as if every save went through
     columns = {
         "moved.id": [row["task_id"] for row in moved],
         **{f"moved.{key}": [row[key] for row in moved] for key in TASK_CHANGES},
+        "appended.id": [row["task_id"] for row in appended],
+        "appended.seq": [row["seq"] for row in appended],
         **{f"created.{key}": [row[key] for row in created] for key in NEW_TASK_COLUMNS},
+        **{f"snapshots.{c.key}": [row[c.key] for row in rows.snapshots] for c in task_snapshots.c},
         **{f"events.{c.key}": [event[c.key] for event in rows.events] for c in task_events.c},
         "trims.task_id": [trim["trimmed_task"] for trim in rows.trims],
+        "trims.first": [trim["trimmed_from"] for trim in rows.trims],
         "trims.seq": [trim["up_to"] for trim in rows.trims],
         **{f"claims.{c.key}": [claim[c.key] for claim in rows.claims] for c in task_runners.c},
         "finished": [row["finished"] for row in rows.finished],

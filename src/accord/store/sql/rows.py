@@ -6,15 +6,17 @@ Decoders take any SQLAlchemy row (typed Any: Row's type parameters differ betwee
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from accord.core.artifacts import merge_artifact
 from accord.core.push import PushTarget
 from accord.core.query import status_time
 from accord.core.records import EventRecord
 from accord.store.base import StoredTask
 from accord.store.sql.schema import tasks
-from accord.types import PushNotificationConfig, Task
+from accord.types import PushNotificationConfig, Task, TaskArtifactUpdateEvent
 
 TASK_CHANGES = tuple(
     column.key
@@ -24,17 +26,15 @@ TASK_CHANGES = tuple(
         tasks.c.updated_at,
         tasks.c.seq,
         tasks.c.finished_at,
-        tasks.c.task,
+        tasks.c.snapshot_seq,
     )
 )
 """The columns of a task's row that each save sets, in `task_values`' order."""
 
 
-def task_values(
-    task: Task, seq: int, now: datetime, task_json: bytes | None = None
-) -> dict[str, Any]:
-    """The columns of a task's row that change with each save, as of event `seq`
-    (`task_json`: the task's JSON, when the caller has it already)."""
+def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
+    """The columns of a task's row that change with each save that writes its JSON, as of
+    event `seq` (its JSON goes to accord_task_snapshots)."""
     state = task.status.state
     changes = (
         task.context_id,
@@ -42,14 +42,18 @@ def task_values(
         status_time(task),
         seq,
         now if state.is_terminal else None,
-        (task_json or task.to_json()).decode(),
+        None,  # the JSON is as of `seq`: no log tail to fold in
     )
     return dict(zip(TASK_CHANGES, changes, strict=True))
 
 
-def stored_task(row: Any) -> StoredTask:
-    """A task row (columns `task` and `seq`) as the store returns it."""
-    return StoredTask(Task.model_validate_json(row.task), row.seq)
+def stored_task(row: Any, tail: Sequence[bytes] = ()) -> StoredTask:
+    """A task read with its JSON (columns `task` and `seq`) as the store returns it, with the
+    payloads of the artifact updates logged after that JSON (`tail`, in order) folded in."""
+    task = Task.model_validate_json(row.task)
+    for payload in tail:
+        merge_artifact(task, TaskArtifactUpdateEvent.model_validate_json(payload))
+    return StoredTask(task, row.seq)
 
 
 def event_values(record: EventRecord, now: datetime) -> dict[str, Any]:

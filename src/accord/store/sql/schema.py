@@ -67,8 +67,9 @@ tasks = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     # When the task was saved in a terminal state; what finished-task retention counts from.
     Column("finished_at", UtcDateTime(), nullable=True),
-    # The task's wire JSON, as Task.to_json() writes it.
-    Column("task", Text, nullable=False),
+    # The event its JSON in accord_task_snapshots is as of, when that is not `seq`: the log
+    # after it holds artifact updates only, which reads fold in (accord.store.sql.snapshots).
+    Column("snapshot_seq", BigInteger, nullable=True),
 )
 Index("ix_accord_tasks_listing", tasks.c.updated_at.desc(), tasks.c.id.desc())
 Index(
@@ -79,6 +80,16 @@ Index(
 )
 Index("ix_accord_tasks_state_listing", tasks.c.state, tasks.c.updated_at.desc(), tasks.c.id.desc())
 Index("ix_accord_tasks_finished_at", tasks.c.finished_at)
+
+# A task's JSON apart from its row: the row changes with every event, the JSON only now and
+# then, and a row holding a large JSON would be copied whole by each change (SQLite).
+task_snapshots = Table(
+    "accord_task_snapshots",
+    metadata,
+    Column("task_id", _key(), primary_key=True),
+    # The task's wire JSON, as Task.to_json() writes it.
+    Column("task", Text, nullable=False),
+)
 
 task_events = Table(
     "accord_task_events",

@@ -12,6 +12,7 @@ from sqlalchemy import URL, Table
 from sqlalchemy.dialects import sqlite
 
 from accord.store.sql.batches import (
+    APPEND_TO_TASK,
     FORGET_RUNNER,
     LOG_EVENT,
     NEW_TASK_COLUMNS,
@@ -25,7 +26,7 @@ from accord.store.sql.batches import (
 from accord.store.sql.engine import tune_sqlite_connection
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
-from accord.store.sql.schema import task_events, task_runners, tasks
+from accord.store.sql.schema import task_events, task_runners, task_snapshots, tasks
 
 THREAD_NAME = "accord-sqlite-writer"
 
@@ -41,7 +42,9 @@ def _sql(statement: Any, *column_keys: str) -> str:
 
 _CREATE_TASK = _sql(_STATEMENTS.create_task, *NEW_TASK_COLUMNS)
 _UPDATE_TASK = _sql(UPDATE_TASK, *TASK_CHANGES)
+_APPEND_TO_TASK = _sql(APPEND_TO_TASK, tasks.c.seq.key)
 _STORED_SEQ = _sql(STORED_SEQ)
+_WRITE_SNAPSHOT = _sql(_STATEMENTS.write_snapshot, *(column.key for column in task_snapshots.c))
 _LOG_EVENT = _sql(LOG_EVENT)
 _TRIM_LOG = _sql(TRIM_LOG)
 _CLAIM_RUNNER = _sql(_STATEMENTS.claim_runner, *(column.key for column in task_runners.c))
@@ -85,9 +88,15 @@ class _SqliteTarget:
     def update_task(self, row: dict[str, Any]) -> bool:
         return self._connection.execute(_UPDATE_TASK, _TASK_ROW(row)).rowcount == 1
 
+    def append_to_task(self, row: dict[str, Any]) -> bool:
+        return self._connection.execute(_APPEND_TO_TASK, row).rowcount == 1
+
     def stored_seq(self, task_id: str) -> int | None:
         row = self._connection.execute(_STORED_SEQ, {"task_id": task_id}).fetchone()
         return row[0] if row is not None else None
+
+    def write_snapshots(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.executemany(_WRITE_SNAPSHOT, rows)
 
     def log_events(self, rows: list[dict[str, Any]]) -> None:
         self._connection.executemany(_LOG_EVENT, [_EVENT_ROW(row) for row in rows])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from asyncio import Future
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
@@ -11,6 +12,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Select,
     Table,
     and_,
     delete,
@@ -47,12 +49,19 @@ from accord.store.sql.schema import (
     replicas,
     task_events,
     task_runners,
+    task_snapshots,
     tasks,
 )
+from accord.store.sql.snapshots import SnapshotPolicy
 from accord.store.sql.sqlite_writer import SqliteBatchWriter
 from accord.types import Task
 
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+_TASK_READ = (tasks.c.id, task_snapshots.c.task, tasks.c.seq, tasks.c.snapshot_seq)
+"""The columns a task is read from (in `_WITH_JSON`): its JSON, and which events to fold in."""
+_WITH_JSON = tasks.join(task_snapshots, task_snapshots.c.task_id == tasks.c.id)
+_FOLD_ATTEMPTS = 3
 
 DEAD_REPLICA_TTL = timedelta(days=1)
 """How long cleanup remembers a replica after its heartbeat expired (it is dead either way)."""
@@ -63,7 +72,10 @@ class SqlTaskStore(TaskStore):
 
     Each save is atomic: the task row moves from version `seq - 1` to `seq` (a
     conditional UPDATE, or an INSERT for `seq` 1) and the event joins the log; a row that
-    moved on meanwhile makes the save fail with StaleTaskError and change nothing. Saves and
+    moved on meanwhile makes the save fail with StaleTaskError and change nothing. A save
+    of an artifact chunk writes its event and the row's new `seq` only, leaving the task's
+    JSON a snapshot that reads complete with the log after it (`SnapshotPolicy` decides when
+    the JSON is written again), so an event costs what the event weighs. Saves and
     runner claims are group-committed: one writer commits what was queued while its previous
     transaction ran in one transaction, each save with its own outcome. SQLite writes a batch
     on a connection and thread of its own (`SqliteBatchWriter`), PostgreSQL in one statement
@@ -89,6 +101,8 @@ class SqlTaskStore(TaskStore):
         # SQLite's batches skip SQLAlchemy and aiosqlite (a thread hop per statement).
         self._sqlite_batches = SqliteBatchWriter(engine.url) if self._one_writer else None
         self._batch = GroupCommit(self._commit_batch)
+        self._snapshots = SnapshotPolicy(self.retention.max_events_per_task)
+        self._saves_before_open: Future[None] | None = None
 
     def __repr__(self) -> str:
         return f"SqlTaskStore({self.engine.url.render_as_string()!r})"
@@ -134,25 +148,81 @@ class SqlTaskStore(TaskStore):
 
     async def get(self, task_id: str) -> StoredTask | None:
         async with self._reading() as connection:
+            return await self._read(connection, task_id)
+
+    async def _read(self, connection: AsyncConnection, task_id: str) -> StoredTask | None:
+        row = (await connection.execute(_task_read(task_id))).first()
+        return await self._folded(connection, row) if row is not None else None
+
+    async def _folded(self, connection: AsyncConnection, row: Any) -> StoredTask | None:
+        """The task of a row read with `_TASK_READ`, its log tail folded into its snapshot.
+
+        The row and its tail are two statements: when the tail is not all there, a save wrote
+        a newer snapshot and trimmed the log in between, and the row is read again.
+        """
+        for _ in range(_FOLD_ATTEMPTS):
+            if row.snapshot_seq is None:
+                return stored_task(row)
             result = await connection.execute(
-                select(tasks.c.task, tasks.c.seq).where(tasks.c.id == task_id)
+                select(task_events.c.payload)
+                .where(
+                    task_events.c.task_id == row.id,
+                    task_events.c.seq > row.snapshot_seq,
+                    task_events.c.seq <= row.seq,
+                )
+                .order_by(task_events.c.seq)
             )
-            row = result.first()
-        return stored_task(row) if row is not None else None
+            tail = [bytes(payload) for payload in result.scalars()]
+            if len(tail) == row.seq - row.snapshot_seq:
+                return stored_task(row, tail)
+            row = (await connection.execute(_task_read(row.id))).first()
+            if row is None:
+                return None
+        raise RuntimeError(f"the event log of task {row.id} lacks events its row needs")
 
     async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
-        await self.open()
+        await self.stage(task, seq, record)
+
+    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+        save = self._task_save(task, seq, record)
+        opening = self._saves_before_open
+        if self._opened and (opening is None or opening.done()):
+            committed = self._batch.enqueue(save)
+        else:  # in line behind the saves staged before the store was open
+            committed = asyncio.ensure_future(self._submit_after(save, opening))
+            self._saves_before_open = committed
+        committed.add_done_callback(lambda done: self._check_saved(task.id, done))
+        return committed
+
+    def _task_save(self, task: Task, seq: int, record: EventRecord | None) -> TaskSave:
+        """The rows a save writes, made now (the caller may change `task` next)."""
         now = datetime.now(UTC)
-        # A record of the task itself (a new task's first) carries the row's JSON already.
+        event = event_values(record, now) if record is not None else None
+        if self._snapshots.appends(task.id, seq, record):
+            values: dict[str, Any] = {"task_id": task.id, "previous_seq": seq - 1, "seq": seq}
+            return TaskSave(task.id, seq, values, event, terminal=False, appended=True)
+        # A record of the task itself (a new task's first) carries its JSON already.
         known = record.payload if record is not None and record.event is task else None
-        values = task_values(task, seq, now, known)
+        snapshot = (known or task.to_json()).decode()
+        values = task_values(task, seq, now)
         if seq == 1:
             values.update(id=task.id, created_at=now)
         else:
             values.update(task_id=task.id, previous_seq=seq - 1)
-        event = event_values(record, now) if record is not None else None
         terminal = task.status.state.is_terminal
-        await self._batch.submit(TaskSave(task.id, seq, values, event, terminal))
+        open_ended = not terminal and not (record is not None and record.final)
+        self._snapshots.snapshotted(task.id, len(snapshot), open_ended=open_ended)
+        return TaskSave(task.id, seq, values, event, terminal, snapshot)
+
+    async def _submit_after(self, save: TaskSave, previous: Future[None] | None) -> None:
+        if previous is not None:
+            await asyncio.wait([previous])
+        await self.open()
+        await self._batch.submit(save)
+
+    def _check_saved(self, task_id: str, saved: Future[None]) -> None:
+        if saved.cancelled() or saved.exception() is not None:
+            self._snapshots.forget(task_id)  # the row is not what the policy thinks
 
     async def _commit_batch(self, batch: Sequence[Write]) -> list[Outcome]:
         bound = self.retention.max_events_per_task
@@ -181,7 +251,8 @@ class SqlTaskStore(TaskStore):
         after = Cursor.decode(query.page_token) if query.page_token else None
         filters = _filters(query)
         page = (
-            select(tasks.c.task, tasks.c.seq, tasks.c.updated_at, tasks.c.id)
+            select(*_TASK_READ, tasks.c.updated_at)
+            .select_from(_WITH_JSON)
             .where(*filters)
             .order_by(tasks.c.updated_at.desc(), tasks.c.id.desc())
             .limit(query.page_size + 1)
@@ -191,10 +262,11 @@ class SqlTaskStore(TaskStore):
         async with self._reading() as connection:
             total = await connection.scalar(select(func.count()).select_from(tasks).where(*filters))
             rows = (await connection.execute(page)).all()
-        more = len(rows) > query.page_size
-        rows = rows[: query.page_size]
+            more = len(rows) > query.page_size
+            rows = rows[: query.page_size]
+            found = [await self._folded(connection, row) for row in rows]
         return TaskPage(
-            tasks=[stored_task(row).task for row in rows],
+            tasks=[stored.task for stored in found if stored is not None],
             next_page_token=Cursor(rows[-1].updated_at, rows[-1].id).encode() if more else "",
             page_size=query.page_size,
             total_size=total or 0,
@@ -266,9 +338,9 @@ class SqlTaskStore(TaskStore):
     async def orphans(self, now: datetime) -> list[Orphan]:
         alive = replicas.c.alive_until > now
         query = (
-            select(tasks.c.task, tasks.c.seq, task_runners.c.replica_id)
+            select(*_TASK_READ, task_runners.c.replica_id)
             .select_from(
-                tasks.outerjoin(task_runners, task_runners.c.task_id == tasks.c.id).outerjoin(
+                _WITH_JSON.outerjoin(task_runners, task_runners.c.task_id == tasks.c.id).outerjoin(
                     replicas, and_(replicas.c.replica_id == task_runners.c.replica_id, alive)
                 )
             )
@@ -278,8 +350,9 @@ class SqlTaskStore(TaskStore):
             )
         )
         async with self._reading() as connection:
-            result = await connection.execute(query)
-            return [Orphan(stored_task(row), row.replica_id) for row in result]
+            rows = (await connection.execute(query)).all()
+            found = [(await self._folded(connection, row), row.replica_id) for row in rows]
+        return [Orphan(stored, runner) for stored, runner in found if stored is not None]
 
     async def take_over(self, task_id: str, dead_runner: str | None, replica_id: str) -> bool:
         if dead_runner is None:
@@ -314,11 +387,23 @@ class SqlTaskStore(TaskStore):
                 await connection.execute(
                     delete(push_configs).where(push_configs.c.task_id.in_(expired))
                 )
+                await connection.execute(
+                    delete(task_snapshots).where(task_snapshots.c.task_id.in_(expired))
+                )
                 removed_tasks = (await connection.execute(delete(tasks).where(finished))).rowcount
             if self.retention.event_ttl is not None:
+                # Events a task's snapshot does not hold yet stay, however old.
+                unfolded = (
+                    select(tasks.c.id)
+                    .where(
+                        tasks.c.id == task_events.c.task_id,
+                        tasks.c.snapshot_seq < task_events.c.seq,
+                    )
+                    .exists()
+                )
                 result = await connection.execute(
                     delete(task_events).where(
-                        task_events.c.created_at < now - self.retention.event_ttl
+                        task_events.c.created_at < now - self.retention.event_ttl, ~unfolded
                     )
                 )
                 removed_events += result.rowcount
@@ -338,6 +423,10 @@ class SqlTaskStore(TaskStore):
             .exists()
         )
         await connection.execute(delete(task_runners).where(~task_exists, ~runner_alive))
+
+
+def _task_read(task_id: str) -> Select[Any]:
+    return select(*_TASK_READ).select_from(_WITH_JSON).where(tasks.c.id == task_id)
 
 
 def _filters(query: TaskQuery) -> list[ColumnElement[bool]]:
