@@ -23,7 +23,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The browser tests drive Debian's chromium (Playwright never downloads a browser here).
 pytest: $(STAMP) $(JS_PEER)
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
 	$(BIN)/pytest
 
 # The official JS SDK as a test peer (tests/test_interop_js_*.py); without node or npm the
@@ -51,10 +53,9 @@ protos: $(STAMP)
 		sed -i -e "s/^from $$v import/from accord.grpc.generated.$$v import/" $(PROTO_OUT)/$$v/a2a_pb2_grpc.py; \
 	done
 
+# The sample agents, the multi-agent host and the web UI on loopback; Ctrl-C stops them all.
 demo: $(STAMP)
-	@echo "Echo agent on http://127.0.0.1:$(DEMO_PORT) — in another terminal:"
-	@echo "  $(BIN)/accord chat http://127.0.0.1:$(DEMO_PORT)"
-	$(BIN)/accord serve accord.samples.echo:agent --host 127.0.0.1 --port $(DEMO_PORT)
+	$(BIN)/accord demo --port $(DEMO_PORT)
 
 # Benchmarks (docs/benchmarks.md): wrk from Debian, the peer SDK in its own venv, ~8 minutes.
 BENCH_VENV := bench/.venv-peer

@@ -26,7 +26,7 @@ from served_process import accord_command, free_port
 
 COMMANDS = [
     *("serve", "db upgrade", "host", "card show", "card verify", "send", "chat", "get"),
-    *("cancel", "tasks", "keys new", "keys list", "keys rotate"),
+    *("cancel", "tasks", "ui", "demo", "keys new", "keys list", "keys rotate"),
     *("push listen", "push set", "push get", "push list", "push delete"),
 ]
 TALKING = [

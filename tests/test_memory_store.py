@@ -75,11 +75,12 @@ class SlowSaves(InMemoryTaskStore):
         seq: int,
         record: EventRecord | None = None,
         *,
+        owner: str = "",
         outbox: Sequence[Delivery] = (),
     ) -> None:
         await asyncio.sleep(0.001 * (5 - seq))
         self.saved.append((seq, task.status.state.value))
-        await super().save(task, seq, record, outbox=outbox)
+        await super().save(task, seq, record, owner=owner, outbox=outbox)
 
 
 async def test_a_store_with_only_save_commits_staged_saves_in_order_as_staged() -> None:

@@ -8,7 +8,9 @@ import typer
 
 import accord
 from accord.cli import agent_commands, credentials, server_commands
+from accord.cli import demo as demo_launcher
 from accord.cli import host as host_command
+from accord.cli import ui as web_ui
 from accord.cli.card import card_app
 from accord.cli.keys import keys_app
 from accord.cli.push import push_app
@@ -30,6 +32,8 @@ app.add_typer(card_app, name="card")
 app.add_typer(keys_app, name="keys")
 app.add_typer(push_app, name="push")
 host_command.register(app)
+app.command()(web_ui.ui)
+app.command()(demo_launcher.demo)
 
 
 def _print_version(asked: bool) -> None:

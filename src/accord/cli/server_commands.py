@@ -13,6 +13,7 @@ from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSettings
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
+from accord.server.http_limits import HttpLimits
 from accord.store import DEFAULT_STORE_URL, Retention
 from accord.store.retention import (
     DEFAULT_CLEANUP_INTERVAL,
@@ -111,6 +112,21 @@ def serve(
     max_streams: serve_options.MaxStreams = None,
     max_active_tasks: serve_options.MaxActiveTasks = None,
     request_timeout: serve_options.RequestTimeoutOption = None,
+    max_connections: Annotated[
+        int,
+        typer.Option(metavar="N", min=1, help="Refuse connections past this many (503)."),
+    ] = HttpLimits().max_connections,
+    header_timeout: Annotated[
+        str,
+        typer.Option(metavar="DURATION", help="A request's headers must arrive in this time."),
+    ] = "10s",
+    body_timeout: Annotated[
+        str,
+        typer.Option(metavar="DURATION", help="A request's body must arrive in this time."),
+    ] = "60s",
+    debug: Annotated[
+        bool, typer.Option(help="Tell callers the agent's and server's errors (development).")
+    ] = False,
     keys: KeysDirOption = DEFAULT_KEYS_DIR,
     push_allow: PushAllowOption = None,
 ) -> None:
@@ -145,6 +161,12 @@ def serve(
         grpc_port,
         serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
         serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
+        HttpLimits(
+            header_timeout=_seconds("--header-timeout", header_timeout),
+            body_timeout=_seconds("--body-timeout", body_timeout),
+            max_connections=max_connections,
+        ),
+        debug,
         TrustSettings(keys, tuple(push_allow or ())),
     )
 

@@ -17,6 +17,7 @@ from accord.keys.store import KeyStore
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
 from accord.runtime.webhook_guard import WebhookGuard
+from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
 from accord.server.card_endpoint import (
     CARD_PATHS,
     EXTENDED_CARD_PATH,
@@ -48,6 +49,7 @@ def create_app(
     bus: EventBus | None = None,
     public_url: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_body_memory: int | None = DEFAULT_BODY_BUDGET,
     runner_ttl: float = 15.0,
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL,
     grpc_port: int | None = None,
@@ -56,6 +58,7 @@ def create_app(
     hooks: Sequence[Hook] = (),
     tls: TlsFiles | None = None,
     limits: Limits | None = None,
+    debug: bool = False,
     keys: KeyStore | None = None,
     push_allow: Sequence[str] = (),
 ) -> Starlette:
@@ -78,6 +81,10 @@ def create_app(
     agent declaring `security` (`accord.auth.Security`) gets its authentication and
     authorization (docs/security.md). `limits` bound what one caller may ask (default: the
     safe `Limits()` for an agent declaring security, none otherwise).
+    Request bodies being served take at most `max_body_memory` bytes together (None: no
+    bound): a large one that does not fit waits a little, then gets 503 with Retry-After.
+    An agent's failure or an unexpected error tells the caller only a reference to the error
+    in the log; `debug` (for development) adds the exception's type and text.
     `keys` signs the cards and push notifications (default: one ES256 key made now, in
     memory); its public keys are served at `/.well-known/jwks.json`. Webhooks may not point
     at loopback, private or metadata addresses unless `push_allow` lists them (addresses or
@@ -93,6 +100,7 @@ def create_app(
         push=PushSender(keys=keys, guard=WebhookGuard(push_allow), issuer=public_url)
         if sends_push
         else None,
+        debug=debug,
     )
     # What the cards list: each binding mounted below, with the versions it answers and where.
     interfaces = ServedInterfaces(public_url)
@@ -108,10 +116,12 @@ def create_app(
         agent.extensions,
         authenticator=authenticator,
         hooks=hooks,
+        debug=debug,
         card_signer=CardSigner(keys),
     )
     card = AgentCardEndpoint(agent, interfaces, keys)
-    rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)
+    budget = BodyBudget(max(max_body_memory, max_body_bytes)) if max_body_memory else None
+    rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -146,15 +156,21 @@ def create_app(
     )
     routes.append(Route(JWKS_PATH, card.jwks, methods=["GET"]))
     routes.append(Route("/", rpc.handle, methods=["POST"]))
-    routes.extend(RestBinding(pipeline, max_body_bytes=max_body_bytes).routes())
+    rest = RestBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
+    routes.extend(rest.routes())
     routes.extend(guarded_routes(agent.routes, authenticator))
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers=HTTP_ERROR_HANDLERS,
-        middleware=[Middleware(CollapseSlashes), Middleware(JsonRpcShortcut, binding=rpc)],
+        middleware=[
+            Middleware(CollapseSlashes),
+            *([Middleware(budget.middleware)] if budget else []),
+            Middleware(JsonRpcShortcut, binding=rpc),
+        ],
     )
     app.state.runtime = runtime
     app.state.service = service
     app.state.pipeline = pipeline
+    app.state.body_budget = budget
     return app

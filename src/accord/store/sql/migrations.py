@@ -60,6 +60,19 @@ def _task_snapshots(connection: Connection) -> None:
     connection.execute(text("ALTER TABLE accord_tasks ADD COLUMN snapshot_seq BIGINT"))
 
 
+def _task_owners(connection: Connection) -> None:
+    collation = ' COLLATE "C"' if connection.dialect.name == "postgresql" else ""
+    connection.execute(
+        text(f"ALTER TABLE accord_tasks ADD COLUMN owner VARCHAR{collation} NOT NULL DEFAULT ''")
+    )
+    connection.execute(
+        text(
+            "CREATE INDEX ix_accord_tasks_owner_listing"
+            " ON accord_tasks (owner, updated_at DESC, id DESC)"
+        )
+    )
+
+
 def _push_outbox(connection: Connection) -> None:
     # The table as schema.py has it (a new table: nothing of the earlier steps' content).
     push_deliveries.create(connection)
@@ -70,7 +83,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         3, "task JSON in a table of its own; artifact chunks fold in on read", _task_snapshots
     ),
-    Migration(4, "an outbox of webhook deliveries", _push_outbox),
+    Migration(4, "tasks belong to the caller that created them", _task_owners),
+    Migration(5, "an outbox of webhook deliveries", _push_outbox),
 )
 """The steps after the baseline, oldest first."""
 

@@ -1,0 +1,208 @@
+"""`accord demo`: the five sample agents, the multi-agent host and the web UI on loopback, each
+in its own process and SQLite file under ./.accord/demo/, until Ctrl-C stops them all."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, TextIO
+
+import httpx
+import typer
+
+from accord.cli.errors import fail, reports_errors
+
+SAMPLES = ("currency", "expense", "image", "movies", "coder")
+HOST_TARGET = "accord.host:agent"
+HOST_AGENTS_VARIABLE = "ACCORD_HOST_AGENTS"
+HOST_REGISTRY_VARIABLE = "ACCORD_HOST_REGISTRY"
+STATE_DIR = Path(".accord") / "demo"
+START_TIMEOUT = 60.0
+STOP_TIMEOUT = 10.0
+
+
+class Stop(Exception):
+    """Ctrl-C or SIGTERM: stop everything."""
+
+
+@dataclass
+class Service:
+    """One process of the demo: what it is, where it listens, where its output goes."""
+
+    name: str
+    url: str
+    process: subprocess.Popen[bytes]
+    log: TextIO
+    log_path: Path
+
+    def log_tail(self, lines: int = 15) -> str:
+        self.log.flush()
+        return "".join(self.log_path.read_text(errors="replace").splitlines(True)[-lines:])
+
+
+@reports_errors
+def demo(
+    port: Annotated[
+        int, typer.Option(metavar="PORT", help="The UI's port (the one URL to open).")
+    ] = 8000,
+    first_port: Annotated[
+        int,
+        typer.Option(
+            metavar="PORT",
+            help="The first sample's port; the other samples and the host take the next five."
+            " 0: any free ports.",
+        ),
+    ] = 8001,
+    no_host: Annotated[
+        bool, typer.Option("--no-host", help="Start the samples and the UI, no host.")
+    ] = False,
+    state_dir: Annotated[
+        Path,
+        typer.Option(metavar="DIR", help="Where the stores (one SQLite file each) and logs go."),
+    ] = STATE_DIR,
+) -> None:
+    """Start the demo: the sample agents, the host and the web UI.
+
+    The host knows the samples; each process has its own SQLite store. Ctrl-C stops it all.
+    """
+    with_host = not no_host
+    if with_host and find_spec("accord.host") is None:
+        typer.echo("accord demo: accord.host is not in this install: starting without the host.")
+        with_host = False
+    state_dir.mkdir(parents=True, exist_ok=True)
+    ports = _ports(first_port, 1 + len(SAMPLES))
+    for taken in [p for p in (port, *ports) if p and not _is_free(p)]:
+        fail(f"accord demo: port {taken} is in use (choose others with --port and --first-port)")
+    services: list[Service] = []
+    # Ctrl-C and SIGTERM both stop everything (SIGINT too when started with it ignored).
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for name, agent_port in zip(SAMPLES, ports, strict=False):
+            target = f"accord.samples.{name}:agent"
+            services.append(_serve(name, target, agent_port, state_dir))
+        sample_urls = [service.url for service in services]
+        for service in services:
+            _wait_until_up(service, "/.well-known/agent-card.json")
+        agent_urls = list(sample_urls)
+        if with_host:
+            env = {
+                HOST_AGENTS_VARIABLE: ",".join(sample_urls),
+                HOST_REGISTRY_VARIABLE: str(state_dir / "host-agents.json"),
+            }
+            host = _serve("host", HOST_TARGET, ports[len(SAMPLES)], state_dir, env)
+            services.append(host)
+            _wait_until_up(host, "/.well-known/agent-card.json")
+            agent_urls.insert(0, host.url)
+        ui_port = port or _free_port()
+        ui_args = ["ui", "--port", str(ui_port)]
+        for url in agent_urls:
+            ui_args += ["--agent", url]
+        ui = _start("ui", ui_args, f"http://127.0.0.1:{ui_port}", state_dir, {})
+        services.append(ui)
+        _wait_until_up(ui, "/api/state")
+        _announce(services, ui.url, state_dir)
+        _watch(services)
+    except Stop:
+        typer.echo("\naccord demo: stopping…")
+    finally:
+        _stop_all(services)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _serve(
+    name: str, target: str, port: int, state_dir: Path, env: dict[str, str] | None = None
+) -> Service:
+    store = f"sqlite:///{(state_dir / f'{name}.db').as_posix()}"
+    args = ["serve", target, "--port", str(port), "--store", store, "--log-level", "warning"]
+    return _start(name, args, f"http://127.0.0.1:{port}", state_dir, env or {})
+
+
+def _start(name: str, args: list[str], url: str, state_dir: Path, env: dict[str, str]) -> Service:
+    log_path = state_dir / f"{name}.log"
+    log = log_path.open("w", encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "accord", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **env},
+    )
+    return Service(name, url, process, log, log_path)
+
+
+def _wait_until_up(service: Service, path: str) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if service.process.poll() is not None:
+            fail(f"accord demo: {service.name} stopped on start:\n{service.log_tail()}")
+        try:
+            if httpx.get(service.url + path, timeout=2.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    fail(f"accord demo: {service.name} did not answer within {START_TIMEOUT:.0f} s")
+
+
+def _announce(services: list[Service], ui_url: str, state_dir: Path) -> None:
+    for service in services[:-1]:
+        typer.echo(f"  {service.name:<9} {service.url}")
+    typer.echo(f"  logs and stores in {state_dir}/")
+    typer.echo(f"\naccord demo: open {ui_url}/   (Ctrl-C stops everything)", color=False)
+
+
+def _watch(services: list[Service]) -> None:
+    """Wait for Ctrl-C; a process that dies on its own stops the demo."""
+    while True:
+        for service in services:
+            if service.process.poll() is not None:
+                fail(f"accord demo: {service.name} stopped:\n{service.log_tail()}")
+        time.sleep(0.5)
+
+
+def _stop_all(services: list[Service]) -> None:
+    """SIGTERM to every process still running (the UI first), then wait; kill stragglers."""
+    for service in reversed(services):
+        if service.process.poll() is None:
+            service.process.terminate()
+    deadline = time.monotonic() + STOP_TIMEOUT
+    for service in reversed(services):
+        try:
+            service.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            service.process.kill()
+            service.process.wait()
+        service.log.close()
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise Stop
+
+
+def _ports(first: int, count: int) -> list[int]:
+    return [_free_port() for _ in range(count)] if first == 0 else list(range(first, first + count))
+
+
+def _is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

@@ -1,0 +1,225 @@
+"""create_ui_app: the UI's Starlette app — its pages, its JSON API and one SSE stream of changes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from accord.client.interfaces import card_interfaces, interface_key
+from accord.client.transports import TRANSPORTS
+from accord.codecs.card_v1_0 import card_from_v1
+from accord.errors import A2AError
+from accord.types import AgentCard
+from accord.ui.agents import AgentRefused, load_agent, refresh_hosts, register_with_host
+from accord.ui.state import UiState
+from accord.ui.talk import Talker
+
+logger = logging.getLogger("accord.ui")
+
+PAGES = {
+    "chat": "Conversations",
+    "tasks": "Tasks",
+    "task": "Task",
+    "agents": "Agents",
+    "inspector": "Inspector",
+}
+KEEP_ALIVE_SECONDS = 15.0
+STARTUP_ATTEMPTS = 30
+STATIC = resources.files("accord.ui") / "static"
+
+
+class BadRequest(Exception):
+    """The page sent something the API cannot use; answered with HTTP 400 and the reason."""
+
+
+def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> Starlette:
+    """The web UI, knowing the agents at `agent_urls` from the start (the first is the one
+    conversations start with)."""
+    state = UiState()
+    talker = Talker(state, timeout=timeout)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        loading = asyncio.create_task(_load_agents(state, talker, agent_urls))
+        yield
+        loading.cancel()
+        state.hub.close()
+        await talker.aclose()
+
+    template = (STATIC / "page.html").read_text("utf-8")
+
+    def page(name: str) -> Callable[[Request], Awaitable[HTMLResponse]]:
+        html = template.replace("{{page}}", name).replace("{{title}}", PAGES[name])
+
+        async def endpoint(request: Request) -> HTMLResponse:
+            return HTMLResponse(html)
+
+        return endpoint
+
+    async def events(request: Request) -> StreamingResponse:
+        task_id = request.query_params.get("task")
+        queue = state.hub.subscribe()
+        snapshot = state.snapshot(task_id)
+
+        async def stream() -> AsyncIterator[str]:
+            try:
+                yield _sse("snapshot", snapshot)
+                while True:
+                    try:
+                        item = await asyncio.wait_for(queue.get(), KEEP_ALIVE_SECONDS)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+                        continue
+                    if item is None:
+                        return
+                    yield _sse(*item)
+            finally:
+                state.hub.unsubscribe(queue)
+
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+    async def send(request: Request) -> JSONResponse:
+        body = await _json_body(request)
+        agent = _text(body, "agent")
+        if not agent:
+            raise BadRequest("say which agent to talk to: `agent` is its URL")
+        text = _text(body, "text")
+        data = body.get("data")
+        if data is not None and not isinstance(data, dict):
+            raise BadRequest("`data` must be a JSON object")
+        if not text and data is None:
+            raise BadRequest("the message is empty: write something or fill in the form")
+        conversation = state.conversation(
+            _text(body, "conversation") or None,
+            agent,
+            transport=_text(body, "transport") or None,
+            version=_text(body, "version") or None,
+        )
+        turn = talker.send(conversation, text, data, _text(body, "taskId") or None)
+        return JSONResponse({"conversation": conversation.id, "turn": turn.id}, status_code=202)
+
+    async def add_agent(request: Request) -> JSONResponse:
+        url = _text(await _json_body(request), "url").strip()
+        if not url:
+            raise BadRequest("give the agent's URL")
+        try:
+            agent = await load_agent(talker.http, url)
+        except AgentRefused as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        state.add_agent(agent)
+        hosts = [
+            a for a in state.agents.values() if a.host_agents is not None and a.url != agent.url
+        ]
+        registered = []
+        for host in hosts:
+            refusal = await register_with_host(talker.http, host.url, agent.url)
+            registered.append({"host": host.url, "name": host.name, "error": refusal})
+        await refresh_hosts(talker.http, state)
+        return JSONResponse({"agent": agent.to_json(), "hosts": registered}, status_code=201)
+
+    async def remove_agent(request: Request) -> Response:
+        state.remove_agent(request.query_params.get("url", ""))
+        return Response(status_code=204)
+
+    async def inspect(request: Request) -> JSONResponse:
+        url = _text(await _json_body(request), "url").strip()
+        try:
+            agent = await load_agent(talker.http, url)
+        except AgentRefused as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return JSONResponse({**agent.to_json(), "interfaces": _interfaces(agent.card)})
+
+    async def snapshot(request: Request) -> JSONResponse:
+        return JSONResponse(state.snapshot(request.query_params.get("task")))
+
+    async def bad_request(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+
+    routes = [
+        Route("/", page("chat")),
+        Route("/tasks", page("tasks")),
+        Route("/tasks/{task_id}", page("task")),
+        Route("/agents", page("agents")),
+        Route("/inspector", page("inspector")),
+        Route("/ui/events", events),
+        Route("/api/state", snapshot),
+        Route("/api/send", send, methods=["POST"]),
+        Route("/api/agents", add_agent, methods=["POST"]),
+        Route("/api/agents", remove_agent, methods=["DELETE"]),
+        Route("/api/inspect", inspect, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={BadRequest: bad_request})
+    app.state.ui = state
+    return app
+
+
+async def _load_agents(state: UiState, talker: Talker, urls: Sequence[str]) -> None:
+    """Add the agents named at start, in order; those not up yet are tried again for a while
+    (agents started beside the UI may take a few seconds to listen)."""
+    pending = list(urls)
+    for attempt in range(STARTUP_ATTEMPTS):
+        failed = []
+        for url in pending:
+            try:
+                state.add_agent(await load_agent(talker.http, url))
+            except AgentRefused as exc:
+                failed.append(url)
+                if attempt == STARTUP_ATTEMPTS - 1:
+                    logger.warning("accord ui: cannot add %s: %s", url, exc)
+        if not failed:
+            return
+        pending = failed
+        await asyncio.sleep(1.0)
+
+
+def _interfaces(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The card's interfaces, each saying whether accord speaks it; 0.1 over JSON-RPC added."""
+    try:
+        parsed = card_from_v1(card) if "url" not in card else AgentCard.model_validate(card)
+    except (ValidationError, A2AError):  # an invalid card: the checks say why
+        return []
+    found = []
+    for interface in card_interfaces(parsed):
+        key = interface_key(interface)
+        version = interface.protocol_version or "0.3"
+        found.append({"transport": interface.transport, "version": version, "url": interface.url,
+                      "spoken": key is not None and key in TRANSPORTS})  # fmt: skip
+    if any(i["transport"] == "JSONRPC" for i in found):
+        jsonrpc = next(i for i in found if i["transport"] == "JSONRPC")
+        found.append({**jsonrpc, "version": "0.1", "spoken": True, "legacy": True})
+    return found
+
+
+def _sse(name: str, data: Any) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise BadRequest("the request body must be JSON") from None
+    if not isinstance(body, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return body
+
+
+def _text(body: dict[str, Any], name: str) -> str:
+    value = body.get(name) or ""
+    if not isinstance(value, str):
+        raise BadRequest(f"`{name}` must be text")
+    return value

@@ -1,0 +1,199 @@
+"""Agent cards for the UI: fetched raw, checked against the specification's schema for each
+version the card speaks, every problem said in words."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import httpx
+from jsonschema import ValidationError
+from jsonschema.validators import validator_for
+
+from accord.client import card_urls
+
+Json = dict[str, Any]
+
+SCHEMA_FILES = {
+    "0.2": "agent-card-v0.2.json",
+    "0.3": "agent-card-v0.3.json",
+    "1.0": "agent-card-v1.0.json",
+}
+SPEC_NAMES = {"0.2": "A2A 0.2.5", "0.3": "A2A 0.3.0", "1.0": "A2A 1.0"}
+JSON_TYPES = {
+    dict: "an object", list: "a list", str: "text", bool: "true or false",
+    int: "a number", float: "a number", type(None): "null",
+}  # fmt: skip
+REQUIRED_MESSAGE = re.compile(r"'(.+)' is a required property")
+
+
+class CardUnavailable(Exception):
+    """No card could be read at a URL; the message says why, for a person."""
+
+
+@dataclass
+class CardCheck:
+    """How a card fares against the schema of one version: problems (break the schema) and
+    notes (members that version's readers ignore)."""
+
+    version: str
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> Json:
+        return {
+            "version": self.version,
+            "spec": SPEC_NAMES[self.version],
+            "valid": self.valid,
+            "problems": self.problems,
+            "notes": self.notes,
+        }
+
+
+async def fetch_raw_card(http: httpx.AsyncClient, url: str) -> tuple[str, Json]:
+    """The card's URL and JSON object at `url` (a base URL or a card's URL)."""
+    if not url.startswith(("http://", "https://")):
+        raise CardUnavailable(
+            f"{url!r} is not a web address: it must start with http:// or https://"
+        )
+    tried: list[str] = []
+    for candidate in card_urls(url):
+        try:
+            response = await http.get(candidate, headers={"Accept": "application/json"})
+        except httpx.InvalidURL as exc:
+            raise CardUnavailable(f"{url!r} is not a valid web address: {exc}") from None
+        except httpx.ConnectError:
+            raise CardUnavailable(
+                f"nothing answers at {httpx.URL(candidate).host}:{httpx.URL(candidate).port}"
+                " (is the agent running, and is the address right?)"
+            ) from None
+        except httpx.HTTPError as exc:
+            raise CardUnavailable(f"GET {candidate} failed: {exc or type(exc).__name__}") from None
+        if response.status_code == 404:
+            tried.append(candidate)
+            continue
+        if response.status_code != 200:
+            raise CardUnavailable(
+                f"GET {candidate} answered HTTP {response.status_code}, not a card"
+            )
+        try:
+            document = response.json()
+        except ValueError:
+            raise CardUnavailable(
+                f"the answer from {candidate} is not JSON, so it is no agent card"
+            ) from None
+        if not isinstance(document, dict):
+            raise CardUnavailable(
+                f"the answer from {candidate} is JSON but not an object, so it is no agent card"
+            )
+        return candidate, document
+    raise CardUnavailable(f"no agent card there: {' and '.join(tried)} answered HTTP 404")
+
+
+def card_versions(card: Json) -> list[str]:
+    """The versions a card speaks: 1.0 when it lists `supportedInterfaces`, its 0.x
+    `protocolVersion` (0.3 when a 0.x card names none), newest first."""
+    versions = ["1.0"] if "supportedInterfaces" in card else []
+    declared = card.get("protocolVersion")
+    if isinstance(declared, str) and declared.startswith("0.2"):
+        versions.append("0.2")
+    elif declared is not None or "url" in card or not versions:
+        versions.append("0.3")
+    return versions
+
+
+def check_card(card: Json) -> list[CardCheck]:
+    """The card checked against the schema of every version it speaks."""
+    return [_check(card, version) for version in card_versions(card)]
+
+
+def _check(card: Json, version: str) -> CardCheck:
+    result = CardCheck(version)
+    for error in sorted(_validator(version).iter_errors(card), key=lambda e: list(e.absolute_path)):
+        for leaf in _leaves(error):
+            if leaf.validator == "additionalProperties" and version == "1.0":
+                members = ", ".join(_where(leaf, name) for name in _extra(leaf))
+                result.notes.append(f"1.0 readers ignore {members} (not 1.0 fields)")
+            else:
+                result.problems.append(explain(leaf))
+    return result
+
+
+@cache
+def _validator(version: str) -> Any:
+    text = (
+        resources.files("accord.ui").joinpath("schemas", SCHEMA_FILES[version]).read_text("utf-8")
+    )
+    schema = json.loads(text)
+    return validator_for(schema)(schema)
+
+
+def _leaves(error: ValidationError) -> list[ValidationError]:
+    """The errors worth telling: for `oneOf`/`anyOf`, those of the closest alternative."""
+    if error.context:
+        best = min(error.context, key=lambda e: len(list(e.absolute_schema_path)))
+        return [best]
+    return [error]
+
+
+def explain(error: ValidationError) -> str:
+    """One schema error in words, naming where in the card it is."""
+    where = _location(list(error.absolute_path))
+    value = error.instance
+    keyword = error.validator
+    expected: Any = error.validator_value
+    if keyword == "required":
+        found = REQUIRED_MESSAGE.match(error.message)
+        missing = found.group(1) if found else str(expected)
+        return f"{_where(error, missing)} is missing; the specification requires it"
+    if keyword == "type":
+        wanted_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        return f"{where} should be {_article(wanted_text)}, but it is {_describe(value)}"
+    if keyword == "enum":
+        allowed = ", ".join(json.dumps(v) for v in expected)
+        return f"{where} is {json.dumps(value)}, which is none of the allowed values ({allowed})"
+    if keyword == "additionalProperties":
+        return f"{where} has members the specification does not define: {', '.join(_extra(error))}"
+    return f"{where}: {error.message}"
+
+
+def _extra(error: ValidationError) -> list[str]:
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    known = set(schema.get("properties", {}))
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    return [n for n in instance if n not in known and not any(p.search(n) for p in patterns)]
+
+
+def _where(error: ValidationError, member: str) -> str:
+    return _location([*error.absolute_path, member])
+
+
+def _location(path: list[str | int]) -> str:
+    if not path:
+        return "the card"
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return f"`{text}`"
+
+
+def _article(type_name: str) -> str:
+    words = {"object": "an object", "array": "a list", "string": "text", "boolean": "true or false",
+             "integer": "a whole number", "number": "a number"}  # fmt: skip
+    return words.get(type_name, type_name)
+
+
+def _describe(value: Any) -> str:
+    shown = json.dumps(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"{JSON_TYPES.get(type(value), type(value).__name__)} ({shown})"

@@ -1,0 +1,476 @@
+// accord UI: renders the server's state and follows its changes on one EventSource.
+"use strict";
+
+const S = { agents: {}, conversations: {}, tasks: {}, timeline: [] };
+const PAGE = document.body.dataset.page;
+const PARAMS = new URLSearchParams(location.search);
+const TASK_ID = PAGE === "task" ? decodeURIComponent(location.pathname.split("/").pop()) : null;
+const INTERRUPTED = ["input-required", "auth-required"];
+const main = document.getElementById("main");
+
+// --- small helpers ---------------------------------------------------------------------------
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
+    else if (name === "text") el.textContent = value;
+    else el.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined && child !== false) {
+      el.append(child instanceof Node ? child : String(child));
+    }
+  }
+  return el;
+}
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method, headers: { "Content-Type": "application/json" }, body: body && JSON.stringify(body),
+  });
+  const data = response.status === 204 ? {} : await response.json();
+  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  return data;
+}
+
+// Links and images from agents: web and inline data only (never `javascript:`).
+const safeUrl = (url) => (/^(https?:|data:)/i.test(String(url)) ? url : "#");
+const agentName = (url) => (S.agents[url] && S.agents[url].name) || url;
+const stateBadge = (state) => h("span", { class: `state ${state}`, "data-state": state }, state);
+const time = (seconds) => new Date(seconds * 1000).toLocaleTimeString();
+const pretty = (text) => { try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; } };
+
+// --- parts, artifacts, forms -----------------------------------------------------------------
+
+function renderParts(parts, ctx) {
+  return (parts || []).map((part) => renderPart(part, ctx));
+}
+
+function renderPart(part, ctx) {
+  if (part.kind === "text") return h("div", { class: "text" }, part.text);
+  if (part.kind === "file") return renderFile(part.file);
+  if (part.kind === "data") {
+    const data = part.data || {};
+    if (data.type === "form" && data.form && data.form.properties) return renderForm(data, ctx);
+    return h("pre", { class: "data" }, JSON.stringify(data, null, 2));
+  }
+  return h("pre", {}, JSON.stringify(part, null, 2));
+}
+
+function renderFile(file) {
+  const mime = file.mimeType || "application/octet-stream";
+  const href = file.bytes ? `data:${mime};base64,${file.bytes}` : safeUrl(file.uri);
+  const name = file.name || "file";
+  const link = h("a", { href, download: name, class: "download" }, `Download ${name}`);
+  if (mime.startsWith("image/")) {
+    return h("div", { class: "file" }, h("img", { class: "inline", src: href, alt: name }), link);
+  }
+  return h("div", { class: "file" }, link, h("span", { class: "muted" }, ` (${mime})`));
+}
+
+function renderArtifact(artifact) {
+  const parts = artifact.parts || [];
+  const name = artifact.name || artifact.artifactId;
+  const box = h("div", { class: "artifact", "data-artifact": name }, h("div", { class: "name" }, name));
+  if (parts.length && parts.every((p) => p.kind === "text")) {
+    const text = parts.map((p) => p.text).join("");
+    const mime = (artifact.metadata && artifact.metadata.mimeType) || "text/plain";
+    const href = `data:${mime};charset=utf-8,${encodeURIComponent(text)}`;
+    box.append(h("pre", { class: "file-text" }, text),
+      h("a", { href, download: name.split("/").pop(), class: "download" }, `Download ${name}`));
+  } else {
+    // The same file twice (inline bytes and a URL, as the image sample sends): shown once.
+    const shown = new Set();
+    for (const part of parts) {
+      const name = part.kind === "file" && part.file.name;
+      if (name && shown.has(name) && part.file.uri) {
+        box.append(h("div", { class: "muted" }, "also at ", h("a", { href: safeUrl(part.file.uri), class: "file-url" }, part.file.uri)));
+      } else {
+        box.append(renderPart(part, {}));
+      }
+      if (name) shown.add(name);
+    }
+  }
+  return box;
+}
+
+function renderForm(data, ctx) {
+  const schema = data.form;
+  const values = data.formData || {};
+  const errors = data.errors || {};
+  const required = new Set(schema.required || []);
+  const form = h("form", { class: "a2a-form", novalidate: true },
+    schema.title ? h("strong", {}, schema.title) : null);
+  for (const [name, field] of Object.entries(schema.properties)) {
+    let input;
+    const value = values[name] === undefined ? "" : String(values[name]);
+    if (Array.isArray(field.enum)) {
+      input = h("select", { name }, h("option", { value: "" }, "—"),
+        field.enum.map((option) => h("option", { value: option, selected: option === value }, option)));
+    } else {
+      const type = field.type === "number" || field.type === "integer" ? "number"
+        : field.format === "date" ? "date" : "text";
+      input = h("input", { name, type, value, step: type === "number" ? "any" : null });
+    }
+    input.disabled = !ctx.answer;
+    input.dataset.type = field.type;
+    form.append(h("label", {},
+      h("span", {}, (field.title || name) + (required.has(name) ? " *" : "")),
+      input,
+      field.description ? h("span", { class: "hint" }, field.description) : null,
+      errors[name] ? h("span", { class: "field-error", "data-field": name }, `${field.title || name} ${errors[name]}`) : null));
+  }
+  if (ctx.answer) {
+    form.append(h("div", {}, h("button", { type: "submit" }, "Submit")));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const submitted = {};
+      for (const input of form.querySelectorAll("[name]")) {
+        if (input.value === "") continue;
+        const number = Number(input.value);
+        submitted[input.name] = input.dataset.type === "number" && !Number.isNaN(number) ? number : input.value;
+      }
+      ctx.answer({ text: "", data: submitted });
+    });
+  }
+  return form;
+}
+
+// --- conversations ---------------------------------------------------------------------------
+
+function lastTurnOfTask(conversation, taskId) {
+  const turns = conversation.items.filter((item) => item.turn && item.task === taskId);
+  return turns.length ? turns[turns.length - 1].turn : null;
+}
+
+function renderItem(conversation, item) {
+  if (item.role === "user") {
+    return h("div", { class: "bubble user" }, h("div", { class: "who" }, "you"),
+      renderParts(item.message.parts, {}));
+  }
+  const task = item.task && S.tasks[item.task];
+  const state = task ? task.state : null;
+  const bubble = h("div", { class: "bubble agent", "data-turn": item.turn });
+  bubble.append(h("div", { class: "who" }, agentName(conversation.agent),
+    item.task ? h("a", { href: `/tasks/${encodeURIComponent(item.task)}` }, "task") : null,
+    item.status ? stateBadge(item.status.state) : null));
+  const waiting = task && INTERRUPTED.includes(state) && lastTurnOfTask(conversation, item.task) === item.turn;
+  const answer = waiting ? (reply) => sendMessage(conversation.agent, conversation.id, { ...reply, taskId: item.task }) : null;
+  if (item.message) bubble.append(...renderParts(item.message.parts, {}));
+  if (item.status && item.status.message) bubble.append(...renderParts(item.status.message.parts, { answer }));
+  for (const artifactId of item.artifacts || []) {
+    const artifact = task && (task.task.artifacts || []).find((a) => a.artifactId === artifactId);
+    if (artifact) bubble.append(renderArtifact(artifact));
+  }
+  const hasForm = item.status && item.status.message &&
+    item.status.message.parts.some((p) => p.kind === "data" && p.data && p.data.type === "form");
+  const needed = item.status && item.status.message &&
+    item.status.message.parts.find((p) => p.kind === "data" && p.data && typeof p.data.field === "string");
+  if (waiting && !hasForm) bubble.append(renderReply(state, answer, needed && needed.data.field));
+  if (!item.done && !item.status && !item.message && !item.error) bubble.append(h("div", { class: "muted" }, "…"));
+  if (item.error) bubble.append(h("div", { class: "error" }, item.error));
+  return bubble;
+}
+
+function renderReply(state, answer, field) {
+  const secret = state === "auth-required";
+  const input = h("input", { class: "grow", name: "reply", type: secret ? "password" : "text",
+    placeholder: secret ? "The credential it asks for" : "Your answer" });
+  const form = h("form", { class: "answer row" }, input, h("button", { type: "submit" }, secret ? "Send credential" : "Answer"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!input.value.trim()) return;
+    // An agent naming the field it wants the credential in gets it as data, else as text.
+    answer(secret && field ? { text: "", data: { [field]: input.value } } : { text: input.value });
+  });
+  return form;
+}
+
+function renderItems(container, conversation) {
+  // Replace only the items whose content changed: an open form keeps what was typed in it.
+  const known = new Map([...container.children].map((el) => [el.dataset.key, el]));
+  const wanted = conversation.items.map((item, index) => {
+    const task = item.task && S.tasks[item.task];
+    const last = item.task ? lastTurnOfTask(conversation, item.task) : null;
+    const signature = JSON.stringify([item, task && task.task.artifacts, task && task.state, last]);
+    const key = item.turn || `u${index}`;
+    const existing = known.get(key);
+    if (existing && existing.dataset.signature === signature) return existing;
+    const el = renderItem(conversation, item);
+    el.dataset.key = key;
+    el.dataset.signature = signature;
+    return el;
+  });
+  wanted.forEach((el, index) => {
+    if (container.children[index] !== el) container.insertBefore(el, container.children[index] || null);
+  });
+  while (container.children.length > wanted.length) container.lastChild.remove();
+}
+
+async function sendMessage(agent, conversationId, body) {
+  const result = await api("POST", "/api/send", { agent, conversation: conversationId, ...body });
+  return result.conversation;
+}
+
+// --- pages -----------------------------------------------------------------------------------
+
+const pages = {};
+
+pages.chat = {
+  current: PARAMS.get("c"),
+  agent: PARAMS.get("agent"),
+  build() {
+    this.list = h("div", { class: "conversations" });
+    this.select = h("select", { name: "agent", class: "grow" });
+    this.select.addEventListener("change", () => { this.agent = this.select.value; this.open(null); });
+    this.items = h("div", { class: "items", id: "items" });
+    this.input = h("input", { class: "grow", name: "message", placeholder: "Message", autocomplete: "off" });
+    this.error = h("div", { class: "error" });
+    const composer = h("form", { class: "composer" }, this.input, h("button", { type: "submit" }, "Send"));
+    composer.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
+    main.append(h("div", { class: "chat" },
+      h("aside", { class: "sidebar" }, h("div", { class: "row" }, this.select),
+        h("p", {}, h("button", { class: "plain", onclick: () => this.open(null) }, "New conversation")), this.list),
+      h("section", {}, h("h1", { id: "title" }, "Conversation"), this.items, this.error, composer)));
+  },
+  open(id) {
+    this.current = id;
+    const url = new URL(location.href);
+    if (id) url.searchParams.set("c", id); else url.searchParams.delete("c");
+    history.replaceState(null, "", url);
+    this.items.replaceChildren();
+    this.render();
+  },
+  async send() {
+    const text = this.input.value.trim();
+    if (!text) return;
+    const conversation = this.current && S.conversations[this.current];
+    const agent = conversation ? conversation.agent : this.select.value;
+    if (!agent) { this.error.textContent = "Add an agent first (Agents page)."; return; }
+    this.input.value = "";
+    this.error.textContent = "";
+    try {
+      const id = await sendMessage(agent, this.current, { text });
+      if (id !== this.current) this.open(id);
+    } catch (error) { this.error.textContent = error.message; }
+  },
+  render() {
+    const agents = Object.values(S.agents);
+    const conversation = this.current && S.conversations[this.current];
+    const chosen = conversation ? conversation.agent : this.agent || this.select.value || (agents[0] && agents[0].url);
+    this.select.replaceChildren(...agents.map((a) => h("option", { value: a.url, selected: a.url === chosen }, a.name)));
+    this.select.disabled = Boolean(conversation);
+    this.list.replaceChildren(...Object.values(S.conversations).filter((c) => !c.transport && !c.version).reverse().map((c) => {
+      const first = c.items.find((item) => item.role === "user");
+      const text = first ? first.message.parts.map((p) => p.text || "").join(" ") : "";
+      return h("a", { href: `/?c=${c.id}`, class: c.id === this.current ? "current" : null,
+        onclick: (event) => { event.preventDefault(); this.open(c.id); } },
+        h("div", {}, agentName(c.agent)), h("div", { class: "muted" }, text.slice(0, 60)));
+    }));
+    document.getElementById("title").textContent = conversation ? `With ${agentName(conversation.agent)}`
+      : chosen ? `New conversation with ${agentName(chosen)}` : "Add an agent to start";
+    if (conversation) renderItems(this.items, conversation);
+  },
+};
+
+pages.tasks = {
+  build() {
+    this.body = h("tbody", { id: "tasks" });
+    main.append(h("h1", {}, "Tasks"), h("table", {},
+      h("thead", {}, h("tr", {}, h("th", {}, "Task"), h("th", {}, "Agent"), h("th", {}, "State"),
+        h("th", {}, "Last message"), h("th", {}, "Updated"))), this.body));
+  },
+  render() {
+    const tasks = Object.values(S.tasks).sort((a, b) => b.updated - a.updated);
+    this.body.replaceChildren(...tasks.map((t) => h("tr", { "data-task": t.id },
+      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}` }, t.id.slice(0, 8))),
+      h("td", {}, agentName(t.agent)), h("td", {}, stateBadge(t.state)),
+      h("td", {}, t.text.slice(0, 120)), h("td", {}, time(t.updated)))));
+    if (!tasks.length) this.body.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No tasks yet: start a conversation.")));
+  },
+};
+
+pages.task = {
+  build() {
+    this.head = h("div", {});
+    this.artifacts = h("div", {});
+    this.list = h("ol", { class: "timeline", id: "timeline" });
+    main.append(this.head, this.artifacts, h("h2", {}, "Timeline: every frame on the wire, every event"), this.list);
+  },
+  render() {
+    const task = S.tasks[TASK_ID];
+    if (!task) { this.head.replaceChildren(h("h1", {}, "Unknown task"), h("p", { class: "muted" }, TASK_ID)); return; }
+    this.head.replaceChildren(h("h1", {}, "Task ", h("code", {}, task.id), " ", stateBadge(task.state)),
+      h("p", { class: "muted" }, `${agentName(task.agent)} · context ${task.task.contextId} · `,
+        h("a", { href: `/?c=${task.conversation}` }, "conversation")));
+    this.artifacts.replaceChildren(...(task.task.artifacts || []).map(renderArtifact));
+    this.list.replaceChildren(...S.timeline.map(renderEntry));
+  },
+};
+
+function renderEntry(entry) {
+  const text = entry.kind === "event" ? pretty(entry.text) : entry.text;
+  return h("li", { "data-kind": entry.kind },
+    h("div", { class: "row" }, h("span", { class: `kind ${entry.kind}` }, entry.kind),
+      h("span", { class: "muted" }, time(entry.at)), h("span", {}, entry.title)),
+    h("details", { open: entry.kind !== "request" && entry.kind !== "response" ? null : true },
+      h("summary", { class: "muted" }, entry.kind === "event" ? "decoded event" : "raw"),
+      h("pre", { class: "raw" }, text)));
+}
+
+pages.agents = {
+  build() {
+    this.url = h("input", { class: "grow", name: "url", placeholder: "http://127.0.0.1:8001", autocomplete: "off" });
+    this.message = h("div", { id: "agent-message" });
+    this.list = h("div", { id: "agents" });
+    const form = h("form", { class: "row" }, this.url, h("button", { type: "submit" }, "Add agent"));
+    form.addEventListener("submit", (event) => { event.preventDefault(); this.add(); });
+    main.append(h("h1", {}, "Agents"), form, this.message, this.list);
+  },
+  async add() {
+    this.message.replaceChildren(h("div", { class: "muted" }, "Fetching the card…"));
+    try {
+      const result = await api("POST", "/api/agents", { url: this.url.value });
+      S.agents[result.agent.url] = result.agent;
+      const hosts = result.hosts.map((r) => r.error ? `${r.name}: ${r.error}` : `registered with ${r.name}`);
+      this.message.replaceChildren(h("div", { class: `banner ${result.agent.valid ? "ok" : "bad"}` },
+        `Added ${result.agent.name}` + (result.agent.valid ? "." : ": its card has problems, see below.") +
+        (hosts.length ? ` ${hosts.join("; ")}.` : "")));
+      this.url.value = "";
+      this.render();
+    } catch (error) {
+      this.message.replaceChildren(h("div", { class: "banner bad", id: "agent-error" }, error.message));
+    }
+  },
+  render() {
+    this.list.replaceChildren(...Object.values(S.agents).map(renderAgent));
+  },
+};
+
+function renderChecks(agent) {
+  return agent.checks.map((check) => h("div", { class: `check ${check.valid ? "ok" : "bad"}`, "data-version": check.version },
+    check.valid ? `✓ a valid ${check.spec} card` : `✗ not a valid ${check.spec} card:`,
+    check.problems.length ? h("ul", {}, check.problems.map((p) => h("li", {}, p))) : null,
+    check.notes.length ? h("div", { class: "notes" }, check.notes.join("; ")) : null));
+}
+
+function renderAgent(agent) {
+  const card = agent.card;
+  const skills = Array.isArray(card.skills) ? card.skills : [];
+  return h("div", { class: "card", "data-agent": agent.url },
+    h("div", { class: "row" }, h("strong", {}, agent.name), h("span", { class: "url" }, agent.url),
+      h("a", { href: `/?agent=${encodeURIComponent(agent.url)}` }, "talk"),
+      h("a", { href: `/inspector?url=${encodeURIComponent(agent.url)}` }, "inspect"),
+      h("button", { class: "plain", onclick: async () => {
+        await api("DELETE", `/api/agents?url=${encodeURIComponent(agent.url)}`);
+        delete S.agents[agent.url]; pages.agents.render();
+      } }, "remove")),
+    typeof card.description === "string" ? h("p", {}, card.description) : null,
+    renderChecks(agent),
+    skills.length ? h("div", {}, h("h2", {}, "Skills"), h("ul", {}, skills.map((s) => h("li", {},
+      h("strong", {}, String(s.name || s.id)), ` — ${s.description || ""} `,
+      (Array.isArray(s.tags) ? s.tags : []).map((t) => h("span", { class: "tag" }, t)),
+      Array.isArray(s.examples) && s.examples.length ? h("div", { class: "muted" }, `e.g. ${s.examples[0]}`) : null)))) : null,
+    agent.host ? h("div", {}, h("h2", {}, "Delegates to"), (agent.hostAgents || []).length
+      ? h("ul", {}, agent.hostAgents.map((a) => h("li", {}, h("strong", {}, a.name || a.url), ` ${a.url}`)))
+      : h("p", { class: "muted" }, "no agents yet")) : null,
+    h("details", {}, h("summary", { class: "muted" }, "the card as served"), h("pre", {}, JSON.stringify(card, null, 2))));
+}
+
+pages.inspector = {
+  conversation: null,
+  build() {
+    this.url = h("input", { class: "grow", name: "url", value: PARAMS.get("url") || "", placeholder: "An A2A agent's URL" });
+    this.info = h("div", { id: "inspected" });
+    this.interface = h("select", { name: "interface" });
+    this.interface.addEventListener("change", () => { this.conversation = null; this.render(); });
+    this.input = h("input", { class: "grow", name: "message", placeholder: "Message", autocomplete: "off" });
+    this.items = h("div", { class: "items" });
+    this.log = h("ol", { class: "timeline", id: "frames" });
+    const load = h("form", { class: "row" }, this.url, h("button", { type: "submit" }, "Inspect"));
+    load.addEventListener("submit", (event) => { event.preventDefault(); this.load(); });
+    const send = h("form", { class: "row", id: "inspector-send" }, this.interface, this.input, h("button", { type: "submit" }, "Send"));
+    send.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
+    main.append(h("h1", {}, "Inspector"), load, this.info, send, this.items,
+      h("h2", {}, "On the wire"), this.log);
+    if (this.url.value) this.load();
+  },
+  async load() {
+    this.info.replaceChildren(h("div", { class: "muted" }, "Fetching the card…"));
+    this.conversation = null;
+    try {
+      const agent = await api("POST", "/api/inspect", { url: this.url.value });
+      this.agent = agent;
+      this.info.replaceChildren(h("div", { class: "card" }, h("strong", {}, agent.name), " ",
+        h("span", { class: "url" }, agent.cardUrl), renderChecks(agent)));
+      this.interface.replaceChildren(...agent.interfaces.filter((i) => i.spoken).map((i) =>
+        h("option", { value: `${i.transport}|${i.version}` }, `${i.transport} ${i.version}${i.legacy ? " (legacy)" : ""} — ${i.url}`)));
+    } catch (error) {
+      this.agent = null;
+      this.info.replaceChildren(h("div", { class: "banner bad" }, error.message));
+    }
+    this.render();
+  },
+  async send() {
+    if (!this.agent || !this.input.value.trim()) return;
+    const [transport, version] = this.interface.value.split("|");
+    const text = this.input.value;
+    this.input.value = "";
+    this.conversation = await sendMessage(this.agent.url, this.conversation,
+      { text, transport, version });
+    this.render();
+  },
+  render() {
+    const conversation = this.conversation && S.conversations[this.conversation];
+    if (!conversation) { this.items.replaceChildren(); this.log.replaceChildren(); return; }
+    renderItems(this.items, conversation);
+    this.log.replaceChildren(...(S.entries[conversation.id] || []).map(renderEntry));
+  },
+};
+
+// --- the live connection ---------------------------------------------------------------------
+
+S.entries = {}; // conversation id -> its turns' entries, as they come (for the inspector)
+
+function receive(name, data) {
+  if (name === "snapshot") {
+    S.agents = Object.fromEntries(data.agents.map((a) => [a.url, a]));
+    S.conversations = Object.fromEntries(data.conversations.map((c) => [c.id, c]));
+    S.tasks = Object.fromEntries(data.tasks.map((t) => [t.id, t]));
+    S.timeline = data.timeline || [];
+  } else if (name === "agent") S.agents[data.url] = data;
+  else if (name === "agentRemoved") delete S.agents[data.url];
+  else if (name === "conversation") S.conversations[data.id] = data;
+  else if (name === "task") S.tasks[data.id] = data;
+  else if (name === "entry") {
+    (S.entries[data.conversation] = S.entries[data.conversation] || []).push(data);
+    if (TASK_ID && S.timeline.some((e) => e.turn === data.turn)) S.timeline.push(data);
+    else if (TASK_ID && data.task === TASK_ID) { refreshTimeline(); return; } // a new turn: its first frames too
+  }
+  pages[PAGE].render();
+}
+
+async function refreshTimeline() {
+  const state = await api("GET", `/api/state?task=${encodeURIComponent(TASK_ID)}`);
+  S.timeline = state.timeline;
+  pages[PAGE].render();
+}
+
+function connect() {
+  const live = document.getElementById("live");
+  const source = new EventSource("/ui/events" + (TASK_ID ? `?task=${encodeURIComponent(TASK_ID)}` : ""));
+  for (const name of ["snapshot", "agent", "agentRemoved", "conversation", "task", "entry"]) {
+    source.addEventListener(name, (event) => receive(name, JSON.parse(event.data)));
+  }
+  source.onopen = () => { live.textContent = "live"; live.classList.add("on"); };
+  source.onerror = () => { live.textContent = "reconnecting…"; live.classList.remove("on"); };
+}
+
+for (const link of document.querySelectorAll("[data-nav]")) {
+  if (link.dataset.nav === PAGE || (PAGE === "task" && link.dataset.nav === "tasks")) link.classList.add("current");
+}
+main.replaceChildren();
+pages[PAGE].build();
+connect();

@@ -1,0 +1,122 @@
+"""The UI's card checks and its JSON API, without a browser: shipped schemas, words, bad input."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from accord import create_app
+from accord.samples import coder, currency, echo, expense, image, movies, vault
+from accord.ui import create_ui_app
+from accord.ui.cards import card_versions, check_card
+from live_server import serve_app
+from ui_card_schemas import SHIPPED, SOURCES, SPEC_DIR, render, shipped_name
+
+SAMPLES = [currency.agent, expense.agent, image.agent, movies.agent, coder.agent, vault.agent]
+
+
+@pytest.mark.parametrize("version", sorted(SOURCES))
+def test_shipped_schemas_are_built_from_the_specification(version: str) -> None:
+    if not (SPEC_DIR / SOURCES[version]).is_file():
+        pytest.skip(f"the specification's schemas are not in {SPEC_DIR}")
+    shipped = (SHIPPED / shipped_name(version)).read_text(encoding="utf-8")
+    assert shipped == render(version), "rebuild them: python tests/ui_card_schemas.py"
+
+
+@pytest.mark.parametrize("agent", SAMPLES, ids=lambda a: a.name)
+def test_every_sample_card_is_valid_in_each_version_it_speaks(agent: Any) -> None:
+    with serve_app(create_app(agent)) as url:
+        card = httpx.get(url + "/.well-known/agent-card.json").json()
+    checks = check_card(card)
+    assert [c.version for c in checks] == ["1.0", "0.3"]
+    assert [c.problems for c in checks] == [[], []]
+    assert "`protocolVersion`" in checks[0].notes[0]  # a 0.3 member 1.0 readers skip
+
+
+def test_versions_a_card_speaks() -> None:
+    assert card_versions({"protocolVersion": "0.2.5", "url": "x"}) == ["0.2"]
+    assert card_versions({"supportedInterfaces": []}) == ["1.0"]
+    assert card_versions({"name": "an old card"}) == ["0.3"]
+
+
+def test_problems_are_told_in_words() -> None:
+    [v03] = check_card(
+        {
+            "name": "n",
+            "description": "d",
+            "url": "http://x/",
+            "version": "1",
+            "protocolVersion": "0.3.0",
+            "capabilities": {},
+            "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "preferredTransport": 5,
+            "skills": [{"id": "a", "name": "A", "description": "d", "tags": [], "examples": "x"}],
+        }
+    )
+    assert v03.problems == [
+        "`preferredTransport` should be text, but it is a number (5)",
+        '`skills[0].examples` should be a list, but it is text ("x")',
+    ]
+    v10, _ = check_card({"supportedInterfaces": [{"url": "http://x/"}], "protocolVersion": "0.3"})
+    assert "`supportedInterfaces[0].protocolBinding` is missing; the specification requires it" in (
+        v10.problems
+    )
+    assert "`name` is missing; the specification requires it" in v10.problems
+
+
+@pytest.fixture
+def ui() -> Iterator[str]:
+    with serve_app(create_ui_app()) as url:
+        yield url
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "reason"),
+    [
+        ("/api/send", b"{", "the request body must be JSON"),
+        ("/api/send", b"[]", "the request body must be a JSON object"),
+        ("/api/send", b'{"text": "hi"}', "say which agent to talk to"),
+        ("/api/send", b'{"agent": "http://x", "text": ""}', "the message is empty"),
+        ("/api/send", b'{"agent": "http://x", "text": 5}', "`text` must be text"),
+        ("/api/send", b'{"agent": "http://x", "data": [1]}', "`data` must be a JSON object"),
+        ("/api/agents", b'{"url": ""}', "give the agent's URL"),
+        ("/api/agents", b'{"url": "ftp://x"}', "must start with http:// or https://"),
+        ("/api/inspect", b'{"url": "http://127.0.0.1:1"}', "nothing answers at 127.0.0.1:1"),
+    ],
+)
+def test_bad_requests_get_400_with_the_reason(ui: str, path: str, body: bytes, reason: str) -> None:
+    response = httpx.post(ui + path, content=body)
+    assert response.status_code == 400
+    assert reason in response.json()["error"]
+
+
+def test_a_turn_with_an_unreachable_agent_ends_with_the_reason(ui: str) -> None:
+    sent = httpx.post(ui + "/api/send", json={"agent": "http://127.0.0.1:1", "text": "hi"})
+    assert sent.status_code == 202
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        [conversation] = httpx.get(ui + "/api/state").json()["conversations"]
+        if conversation["items"][-1]["done"]:
+            break
+        time.sleep(0.05)
+    assert conversation["items"][-1]["error"].startswith("cannot connect to http://127.0.0.1:1/")
+
+
+def test_the_events_stream_starts_with_a_snapshot(ui: str) -> None:
+    with serve_app(create_app(echo.agent)) as agent:
+        added = httpx.post(ui + "/api/agents", json={"url": agent}, timeout=10)
+        assert added.status_code == 201
+        assert added.json()["agent"]["valid"] is True
+        with httpx.stream("GET", ui + "/ui/events", timeout=10) as events:
+            lines = events.iter_lines()
+            assert next(lines) == "event: snapshot"
+            snapshot = json.loads(next(lines)[len("data: ") :])
+        assert [a["name"] for a in snapshot["agents"]] == ["Echo"]
+        assert httpx.delete(ui + "/api/agents", params={"url": agent}).status_code == 204
+        assert httpx.get(ui + "/api/state").json()["agents"] == []
