@@ -218,8 +218,9 @@ NOW = datetime.now(UTC)
 
 
 async def create_version_3(connection: AsyncConnection) -> None:
-    """The tables as accord made them at schema version 3: tasks without owners."""
+    """The tables as accord made them at schema version 3: tasks without owners, no outbox."""
     await connection.run_sync(metadata.create_all)
+    await connection.execute(text(f"DROP TABLE {push_deliveries}"))
     await connection.execute(text("DROP INDEX ix_accord_tasks_owner_listing"))
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN owner"))
 
@@ -228,7 +229,6 @@ async def create_version_2(connection: AsyncConnection) -> None:
     """The tables as accord made them at schema version 2: a task's JSON in its row."""
     await create_version_3(connection)
     await connection.execute(text(f"DROP TABLE {task_snapshots}"))
-    await connection.execute(text(f"DROP TABLE {push_deliveries}"))
     await connection.execute(text(f"ALTER TABLE {tasks} ADD COLUMN task TEXT"))
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
 
