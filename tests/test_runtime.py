@@ -375,8 +375,8 @@ async def test_agent_that_raises_fails_the_task_naming_the_error(
     records = await run_to_end(runtime)
     failed = final_status(records)
     assert failed.status.state is TaskState.FAILED
-    assert "RuntimeError" in status_text(failed)
-    assert "the database is gone" in status_text(failed)
+    assert "The agent failed (reference " in status_text(failed)
+    assert "the database is gone" not in status_text(failed)
     stored = await runtime.store.get(records[0].task_id)
     assert stored is not None and stored.task.status.state is TaskState.FAILED
 
@@ -385,6 +385,7 @@ async def test_agent_that_raises_before_any_event_still_leaves_a_failed_task(
     make_runtime: RuntimeFactory,
 ) -> None:
     runtime = make_runtime(Raises(ValueError("bad input"), after_start=False))
+    runtime.debug = True
     records = await run_to_end(runtime)
     assert isinstance(records[0].event, Task)
     assert final_status(records).status.state is TaskState.FAILED

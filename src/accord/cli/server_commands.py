@@ -11,6 +11,7 @@ from accord.cli import serve as serving
 from accord.cli import serve_options, storage
 from accord.cli.errors import BadArgument, reports_errors
 from accord.runtime import DEFAULT_BUS_URL
+from accord.server.http_limits import HttpLimits
 from accord.store import DEFAULT_STORE_URL, Retention
 from accord.store.retention import (
     DEFAULT_CLEANUP_INTERVAL,
@@ -109,6 +110,21 @@ def serve(
     max_streams: serve_options.MaxStreams = None,
     max_active_tasks: serve_options.MaxActiveTasks = None,
     request_timeout: serve_options.RequestTimeoutOption = None,
+    max_connections: Annotated[
+        int,
+        typer.Option(metavar="N", min=1, help="Refuse connections past this many (503)."),
+    ] = HttpLimits().max_connections,
+    header_timeout: Annotated[
+        str,
+        typer.Option(metavar="DURATION", help="A request's headers must arrive in this time."),
+    ] = "10s",
+    body_timeout: Annotated[
+        str,
+        typer.Option(metavar="DURATION", help="A request's body must arrive in this time."),
+    ] = "60s",
+    debug: Annotated[
+        bool, typer.Option(help="Tell callers the agent's and server's errors (development).")
+    ] = False,
 ) -> None:
     """Serve an agent over A2A.
 
@@ -141,6 +157,12 @@ def serve(
         grpc_port,
         serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
         serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
+        HttpLimits(
+            header_timeout=_seconds("--header-timeout", header_timeout),
+            body_timeout=_seconds("--body-timeout", body_timeout),
+            max_connections=max_connections,
+        ),
+        debug,
     )
 
 

@@ -25,7 +25,10 @@ _SUPPORTED: dict[tuple[int, int], ProtocolVersion] = {
     (0, 3): ProtocolVersion.V0_3,
     (1, 0): ProtocolVersion.V1_0,
 }
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?", re.ASCII)
+# Major and minor are short: longer digit runs name no version (and `int` refuses huge ones).
+_VERSION = re.compile(r"0*(\d{1,6})\.0*(\d{1,6})(?:\.\d{1,6})?", re.ASCII)
+_SHOWN = 40
+"""How much of an unsupported version an error repeats."""
 
 SUPPORTED_VERSIONS = ", ".join(
     sorted({v.value for v in _SUPPORTED.values() if v is not ProtocolVersion.V0_1})
@@ -54,9 +57,10 @@ def parse_version(value: str) -> ProtocolVersion:
     match = _VERSION.fullmatch(text)
     version = _SUPPORTED.get((int(match[1]), int(match[2]))) if match else None
     if version is None:
+        shown = text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
         raise VersionNotSupported(
-            f"A2A-Version {text!r} is not supported; this server speaks {SUPPORTED_VERSIONS}",
-            data={"requestedVersion": text, "supportedVersions": SUPPORTED_VERSIONS},
+            f"A2A-Version {shown!r} is not supported; this server speaks {SUPPORTED_VERSIONS}",
+            data={"requestedVersion": shown, "supportedVersions": SUPPORTED_VERSIONS},
         )
     return version
 

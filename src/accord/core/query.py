@@ -65,12 +65,17 @@ class Cursor:
 
     @classmethod
     def decode(cls, token: str) -> Cursor:
+        moment = task_id = None
         try:
             padded = token + "=" * (-len(token) % 4)
             updated, task_id = json.loads(base64.urlsafe_b64decode(padded))
-            return cls(_aware(datetime.fromisoformat(updated)), str(task_id))
-        except (ValueError, TypeError) as exc:
-            raise InvalidParams(f"pageToken {token!r} is not one this server issued") from exc
+            if isinstance(updated, str) and isinstance(task_id, str):
+                moment = parse_timestamp(updated)
+        except (ValueError, TypeError, RecursionError, InvalidParams):
+            pass
+        if moment is None or not isinstance(task_id, str):
+            raise InvalidParams(f"pageToken {token[:40]!r} is not one this server issued")
+        return cls(moment, task_id)
 
 
 def status_time(task: Task) -> datetime:
@@ -85,11 +90,15 @@ def status_time(task: Task) -> datetime:
 
 
 def parse_timestamp(value: str) -> datetime:
-    """An ISO 8601 timestamp from a request, as an aware datetime (UTC when unqualified)."""
+    """An ISO 8601 timestamp from a request, as a datetime in UTC (UTC when unqualified).
+
+    Raises InvalidParams for anything else, a moment outside the years 1 to 9999 in UTC included.
+    """
     try:
-        return _aware(datetime.fromisoformat(value))
-    except ValueError:
-        raise InvalidParams(f"{value!r} is not an ISO 8601 timestamp") from None
+        return _aware(datetime.fromisoformat(value)).astimezone(UTC)
+    except (ValueError, OverflowError):
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise InvalidParams(f"{shown!r} is not an ISO 8601 timestamp of years 1 to 9999") from None
 
 
 def _aware(moment: datetime) -> datetime:

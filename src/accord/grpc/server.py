@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import grpc
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
+from google.protobuf.message import DecodeError
 from google.protobuf.message import Message as ProtoMessage
 from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, BadRequest in Any)
 from pydantic_core import from_json
@@ -18,7 +20,7 @@ from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
 from accord.core import ClientCertificate, Inbound
 from accord.core.records import EventRecord, close_stream
-from accord.errors import A2AError, InternalError, Unauthenticated
+from accord.errors import A2AError, InvalidParams, InvalidRequest, Unauthenticated
 from accord.grpc.services import GRPC_SERVICES, GrpcService
 from accord.server.pipeline import Reply, RequestPipeline, Target
 from accord.server.tls import TlsFiles, parsed_certificate
@@ -60,9 +62,14 @@ class GrpcBinding:
         target = Target(method, spec.version, kind="RPC", hint=spec.hint)
         name = f"{spec.name}/{rpc.name}"
 
-        async def start(request: ProtoMessage, context: grpc.aio.ServicerContext) -> Reply:
+        async def start(request: ProtoMessage | None, context: grpc.aio.ServicerContext) -> Reply:
+            if request is None:
+                raise InvalidRequest(f"the request is not a valid {rpc.input_type.full_name}")
             metadata = _metadata(context)
-            fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
+            try:
+                fields = spec.route_fields(rpc.name, json_format.MessageToDict(request))
+            except json_format.SerializeToJsonError as exc:  # NaN or Infinity in a Struct
+                raise InvalidParams(f"the request has a value JSON cannot hold: {exc}") from None
             inbound = Inbound(
                 "GRPC",
                 name,
@@ -84,16 +91,16 @@ class GrpcBinding:
                 from_json(encoded) or {}, response_type(), ignore_unknown_fields=True
             )
 
-        async def unary(request: ProtoMessage, context: grpc.aio.ServicerContext) -> Any:
+        async def unary(request: ProtoMessage | None, context: grpc.aio.ServicerContext) -> Any:
             try:
                 reply = await start(request, context)
                 assert reply.body is not None
                 return response(reply.body)
             except Exception as exc:
-                await _abort(context, exc, spec)
+                await self._abort(context, exc, spec)
 
         async def stream(
-            request: ProtoMessage, context: grpc.aio.ServicerContext
+            request: ProtoMessage | None, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[ProtoMessage]:
             records: AsyncIterator[EventRecord] | None = None
             try:
@@ -104,7 +111,7 @@ class GrpcBinding:
                         raise record.error
                     yield response(method.encode(record))
             except Exception as exc:
-                await _abort(context, exc, spec)
+                await self._abort(context, exc, spec)
             finally:
                 if records is not None:
                     await close_stream(records)
@@ -112,14 +119,33 @@ class GrpcBinding:
         if method.streaming:
             return grpc.unary_stream_rpc_method_handler(
                 stream,
-                request_deserializer=request_type.FromString,
+                request_deserializer=partial(_parsed, request_type),
                 response_serializer=response_type.SerializeToString,
             )
         return grpc.unary_unary_rpc_method_handler(
             unary,
-            request_deserializer=request_type.FromString,
+            request_deserializer=partial(_parsed, request_type),
             response_serializer=response_type.SerializeToString,
         )
+
+    async def _abort(
+        self, context: grpc.aio.ServicerContext, exc: Exception, spec: GrpcService
+    ) -> None:
+        """End the call with `exc` (an unexpected one as an InternalError naming it in the log)."""
+        if isinstance(exc, grpc.aio.AbortError):
+            raise exc
+        if not isinstance(exc, A2AError):
+            exc = self.pipeline.internal_error(exc, "serving a gRPC request")
+        await _abort(context, exc, spec)
+
+
+def _parsed(request_type: type[ProtoMessage], data: bytes) -> ProtoMessage | None:
+    """The request message, or None for bytes that are not one (refused by the handler: a
+    deserializer that raises makes gRPC answer INTERNAL)."""
+    try:
+        return request_type.FromString(data)
+    except DecodeError:
+        return None
 
 
 def _peer(context: grpc.aio.ServicerContext) -> str | None:
@@ -148,16 +174,9 @@ def grpc_status(error: A2AError) -> grpc.StatusCode:
     return grpc.StatusCode[http_status(error)[1]]
 
 
-async def _abort(context: grpc.aio.ServicerContext, exc: Exception, spec: GrpcService) -> None:
-    """End the call with `exc` as a gRPC status (its message as `spec`'s version writes it),
+async def _abort(context: grpc.aio.ServicerContext, error: A2AError, spec: GrpcService) -> None:
+    """End the call with `error` as a gRPC status (its message as `spec`'s version writes it),
     its google.rpc.Status in the trailers."""
-    if isinstance(exc, grpc.aio.AbortError):
-        raise exc
-    if isinstance(exc, A2AError):
-        error = exc
-    else:
-        log.exception("unexpected error serving a gRPC request", exc_info=exc)
-        error = InternalError()
     code = grpc_status(error)
     status = json_format.ParseDict(
         {"code": code.value[0], "message": error.message, "details": error_details(error)},

@@ -8,10 +8,24 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import ClassVar
 
 from accord.core.records import EventRecord
+from accord.errors import RateLimited
+
+MAX_PENDING_RECORDS = 1024
+MAX_PENDING_BYTES = 32 * 1024 * 1024
+
+
+class StreamOverrun(RateLimited):
+    """A subscriber fell too far behind its task's records (a client that does not read its
+    stream): its stream ends with this error, and it can resume from the task's log."""
 
 
 class Subscription(AsyncIterator[EventRecord]):
-    """The records of one task, in order, from the moment of subscribing until closed."""
+    """The records of one task, in order, from the moment of subscribing until closed.
+
+    Records wait for a slow reader up to `MAX_PENDING_RECORDS` records or
+    `MAX_PENDING_BYTES` bytes; past either, the waiting records are dropped and the reader
+    gets StreamOverrun, naming the last event it read (its Last-Event-ID to resume with).
+    """
 
     def __init__(self, task_id: str, on_close: Callable[[Subscription], None]) -> None:
         self.task_id = task_id
@@ -20,13 +34,38 @@ class Subscription(AsyncIterator[EventRecord]):
         # Set by a subscriber that only needs the end (a blocking send): the records before
         # it are dropped instead of waking the subscriber once each.
         self.finals_only = False
+        self._pending_bytes = 0
+        self._last_read = 0
+        self._overrun = False
 
     def deliver(self, record: EventRecord) -> None:
-        if record.final or not self.finals_only:
-            self._queue.put_nowait(record)
+        if self._overrun or (self.finals_only and not record.final):
+            return
+        self._pending_bytes += len(record.payload)
+        if self._queue.qsize() >= MAX_PENDING_RECORDS or self._pending_bytes > MAX_PENDING_BYTES:
+            self._overrun = True  # from now on records are ignored, until the reader closes
+            self._drop_pending()
+            self._queue.put_nowait(record)  # wakes the reader, which then gets the error
+            return
+        self._queue.put_nowait(record)
 
     async def __anext__(self) -> EventRecord:
-        return await self._queue.get()
+        record = await self._queue.get()
+        if self._overrun:
+            raise StreamOverrun(
+                "this stream fell too far behind its task's events and was ended; resubscribe"
+                f" with Last-Event-ID: {self._last_read} to get the rest",
+                data={"lastEventId": self._last_read},
+            )
+        self._pending_bytes -= len(record.payload)
+        if record.seq:
+            self._last_read = record.seq
+        return record
+
+    def _drop_pending(self) -> None:
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        self._pending_bytes = 0
 
     def close(self) -> None:
         """Stop receiving records; safe to call more than once."""

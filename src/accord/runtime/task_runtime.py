@@ -13,6 +13,7 @@ from pydantic_core import PydanticSerializationError
 from accord.agents.context import RequestContext
 from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
 from accord.core.call_context import CallContext
+from accord.core.failures import report_failure
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.query import RUNNING_STATES
 from accord.core.records import EventRecord
@@ -129,6 +130,8 @@ class TaskRuntime:
 
     Each change goes through the state machine, gets the next sequence number of its task,
     is saved with the task and then published. Locks are per task; nothing is global.
+    An executor that raises fails its task with a message naming a reference to the error in
+    the log; with `debug`, the message also holds the exception's type and text.
     """
 
     def __init__(
@@ -139,8 +142,10 @@ class TaskRuntime:
         *,
         runner_ttl: float = 15.0,
         push: PushSender | None = None,
+        debug: bool = False,
     ) -> None:
         self.executor = executor
+        self.debug = debug
         self.store = store if store is not None else InMemoryTaskStore()
         self.bus = bus if bus is not None else InProcessEventBus()
         self.replica_id: str = getattr(self.bus, "replica_id", None) or new_id()
@@ -433,8 +438,10 @@ class TaskRuntime:
             else:
                 await self._fail(run, f"{type(exc).__name__}: {exc.message}")
         except Exception as exc:
-            log.exception("agent failed on task %s", run.task_id)
-            await self._fail(run, f"The agent failed: {type(exc).__name__}: {exc}")
+            where = f"task {run.task_id}"
+            await self._fail(
+                run, report_failure(log, "The agent failed", exc, debug=self.debug, where=where)
+            )
         else:
             if run.task is None and not run.replied:
                 error = InvalidAgentResponse("the agent finished without sending any reply")

@@ -83,8 +83,8 @@ def _shapes(words: list[str], rng: random.Random) -> list[tuple[str, Colour]]:
     shapes: list[tuple[str, Colour]] = []
     count, colour = 1, None
     for word in words:
-        if word.isdigit():
-            count = min(int(word), MAX_SHAPES)
+        if word.isdigit():  # a long or non-ASCII number of digits asks for the most there are
+            count = min(int(word), MAX_SHAPES) if word.isascii() and len(word) < 6 else MAX_SHAPES
         elif word in NUMBERS:
             count = NUMBERS[word]
         elif word in COLOURS:

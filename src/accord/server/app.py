@@ -14,6 +14,7 @@ from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
+from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
 from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCardEndpoint
 from accord.server.extended_card import ExtendedCardRoute
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
@@ -40,6 +41,7 @@ def create_app(
     bus: EventBus | None = None,
     public_url: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_body_memory: int | None = DEFAULT_BODY_BUDGET,
     runner_ttl: float = 15.0,
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL,
     grpc_port: int | None = None,
@@ -48,6 +50,7 @@ def create_app(
     hooks: Sequence[Hook] = (),
     tls: TlsFiles | None = None,
     limits: Limits | None = None,
+    debug: bool = False,
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -68,6 +71,10 @@ def create_app(
     agent declaring `security` (`accord.auth.Security`) gets its authentication and
     authorization (docs/security.md). `limits` bound what one caller may ask (default: the
     safe `Limits()` for an agent declaring security, none otherwise).
+    Request bodies being served take at most `max_body_memory` bytes together (None: no
+    bound): a large one that does not fit waits a little, then gets 503 with Retry-After.
+    An agent's failure or an unexpected error tells the caller only a reference to the error
+    in the log; `debug` (for development) adds the exception's type and text.
     """
     sends_push = bool(agent.card("").capabilities.push_notifications)
     runtime = TaskRuntime(
@@ -76,6 +83,7 @@ def create_app(
         bus=bus,
         runner_ttl=runner_ttl,
         push=PushSender() if sends_push else None,
+        debug=debug,
     )
     # What the cards list: each binding mounted below, with the versions it answers and where.
     interfaces = ServedInterfaces(public_url)
@@ -86,9 +94,12 @@ def create_app(
         interfaces.add(TransportProtocol.HTTP_JSON, [rest_codec.version])
     service = A2AService(agent, runtime, interfaces)
     authenticator, hooks = secured(agent, authenticator, hooks, limits, runtime)
-    pipeline = RequestPipeline(service, agent.extensions, authenticator=authenticator, hooks=hooks)
+    pipeline = RequestPipeline(
+        service, agent.extensions, authenticator=authenticator, hooks=hooks, debug=debug
+    )
     card = AgentCardEndpoint(agent, interfaces)
-    rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes)
+    budget = BodyBudget(max(max_body_memory, max_body_bytes)) if max_body_memory else None
+    rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -122,15 +133,21 @@ def create_app(
         Route(EXTENDED_CARD_PATH, ExtendedCardRoute(pipeline, card).endpoint, methods=["GET"])
     )
     routes.append(Route("/", rpc.handle, methods=["POST"]))
-    routes.extend(RestBinding(pipeline, max_body_bytes=max_body_bytes).routes())
+    rest = RestBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
+    routes.extend(rest.routes())
     routes.extend(guarded_routes(agent.routes, authenticator))
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers=HTTP_ERROR_HANDLERS,
-        middleware=[Middleware(CollapseSlashes), Middleware(JsonRpcShortcut, binding=rpc)],
+        middleware=[
+            Middleware(CollapseSlashes),
+            *([Middleware(budget.middleware)] if budget else []),
+            Middleware(JsonRpcShortcut, binding=rpc),
+        ],
     )
     app.state.runtime = runtime
     app.state.service = service
     app.state.pipeline = pipeline
+    app.state.body_budget = budget
     return app

@@ -1,9 +1,10 @@
-"""What each HTTP binding checks on a request (JSON content type, body limit, Last-Event-ID),
+"""What each HTTP binding checks on a request (JSON content type, body limit),
 and the lean request and response types of the JSON-RPC shortcut."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Mapping
 
 from starlette.datastructures import Headers
@@ -12,10 +13,12 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from accord.errors import A2AError, InvalidRequest, RateLimited, Unauthenticated
+from accord.server.body_budget import BodyBudget
 
 JSON = "application/json"
 _JSON_BYTES = JSON.encode()
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+_DIGITS = re.compile(r"[0-9]{1,18}")
 
 
 class BodyTooLarge(InvalidRequest):
@@ -35,35 +38,30 @@ def check_content_type(request: Request, accepted: Collection[str] = (JSON,)) ->
         )
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused as soon as it (or its declared length) exceeds `limit` bytes."""
+async def read_body(request: Request, limit: int, budget: BodyBudget | None = None) -> bytearray:
+    """The request body, refused as soon as it (or its declared length) exceeds `limit` bytes.
+
+    Its bytes are gathered in one buffer (parsers take it as it is: no copy); with `budget`,
+    room for them is reserved first (ServerBusy when there is none).
+    """
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    expected = int(declared) if declared is not None and _DIGITS.fullmatch(declared) else None
+    if expected is not None and expected > limit:
         raise BodyTooLarge(_too_large(limit))
-    chunks: list[bytes] = []
-    size = 0
+    if budget is not None and expected is not None:
+        await budget.reserve(request.scope, expected)
+    body = bytearray()
     async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
+        if len(body) + len(chunk) > limit:
             raise BodyTooLarge(_too_large(limit))
-        chunks.append(chunk)
-    return b"".join(chunks)
+        if budget is not None and expected is None:
+            await budget.reserve(request.scope, len(body) + len(chunk))
+        body += chunk
+    return body
 
 
 def _too_large(limit: int) -> str:
     return f"request body exceeds the limit of {limit} bytes"
-
-
-def last_event_id(request: Request) -> int | None:
-    """The event number a reconnecting stream saw last (`Last-Event-ID`), if it sent one."""
-    value = request.headers.get("last-event-id")
-    if value is None:
-        return None
-    if not value.strip().isdigit():
-        raise InvalidRequest(
-            f"Last-Event-ID must be an event number this server sent, got {value!r}"
-        )
-    return int(value)
 
 
 def error_headers(error: A2AError) -> dict[str, str]:
@@ -115,21 +113,40 @@ class IndexedRequest(Request):
 
 
 class JsonResponse(Response):
-    """A JSON body with its headers encoded once, without Starlette's general header logic."""
+    """A JSON body with its headers encoded once, without Starlette's general header logic.
+
+    The body may be given in pieces (a large result inside its envelope), sent one after
+    the other rather than joined into one more copy.
+    """
 
     media_type = JSON
 
     def __init__(
-        self, body: bytes, status_code: int = 200, headers: Mapping[str, str] | None = None
+        self,
+        body: bytes | tuple[bytes, ...],
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.status_code = status_code
         self.background = None
-        self.body = body
+        self.pieces = body if isinstance(body, tuple) else (body,)
+        self.body = self.pieces[0] if len(self.pieces) == 1 else b""
+        length = sum(len(piece) for piece in self.pieces)
         self.raw_headers = [
             (b"content-type", _JSON_BYTES),
-            (b"content-length", str(len(body)).encode()),
+            (b"content-length", str(length).encode()),
             *(
                 (name.lower().encode("latin-1"), value.encode("latin-1"))
                 for name, value in (headers or {}).items()
             ),
         ]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if len(self.pieces) == 1:
+            await super().__call__(scope, receive, send)
+            return
+        start = {"type": "http.response.start", "status": self.status_code}
+        await send({**start, "headers": self.raw_headers})
+        last = len(self.pieces) - 1
+        for index, piece in enumerate(self.pieces):
+            await send({"type": "http.response.body", "body": piece, "more_body": index < last})

@@ -23,7 +23,6 @@ from accord.codecs import (
 from accord.core import Inbound
 from accord.errors import (
     A2AError,
-    InternalError,
     InvalidRequest,
     MethodNotFound,
     ParseError,
@@ -31,6 +30,7 @@ from accord.errors import (
     RateLimited,
     Unauthenticated,
 )
+from accord.server.body_budget import BodyBudget, ServerBusy
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     BodyTooLarge,
@@ -38,7 +38,6 @@ from accord.server.http_request import (
     WrongContentType,
     check_content_type,
     error_headers,
-    last_event_id,
     peer_address,
     read_body,
 )
@@ -51,6 +50,7 @@ log = logging.getLogger("accord.server")
 
 # JSON-RPC answers 200 whatever the error, except where HTTP has the status that says it.
 _HTTP_STATUS: dict[type[A2AError], int] = {
+    ServerBusy: 503,
     BodyTooLarge: 413,
     WrongContentType: 415,
     Unauthenticated: 401,
@@ -69,10 +69,15 @@ class JsonRpcBinding:
     """
 
     def __init__(
-        self, pipeline: RequestPipeline, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+        self,
+        pipeline: RequestPipeline,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        body_budget: BodyBudget | None = None,
     ) -> None:
         self.pipeline = pipeline
         self.max_body_bytes = max_body_bytes
+        self.body_budget = body_budget
         self._targets: dict[tuple[ProtocolVersion, str], Target] = {}
 
     async def handle(self, request: Request) -> Response:
@@ -83,7 +88,7 @@ class JsonRpcBinding:
         codec = CODECS[version_hint(headers, query)]
         try:
             check_content_type(request)
-            call = _parse_object(await read_body(request, self.max_body_bytes))
+            call = _parse_object(await read_body(request, self.max_body_bytes, self.body_budget))
             request_id = _request_id(call)
             method_name = _method(call)
             codec, target = self._target(method_name, named_version(headers, query), codec)
@@ -100,17 +105,14 @@ class JsonRpcBinding:
                 target,
                 call.get("params"),
                 base_url=lambda: str(request.base_url),
-                last_event_id=last_event_id(request) if target.method.streaming else None,
             )
         except A2AError as exc:
             return _error_response(codec, request_id, exc, {VERSION_HEADER: codec.version})
         except ClientDisconnect:
             return Response(status_code=400)
-        except Exception:
-            log.exception("unexpected error reading a JSON-RPC request")
-            return _error_response(
-                codec, request_id, InternalError(), {VERSION_HEADER: codec.version}
-            )
+        except Exception as exc:
+            error = self.pipeline.internal_error(exc, "reading a JSON-RPC request")
+            return _error_response(codec, request_id, error, {VERSION_HEADER: codec.version})
         id_json = _id_json(request_id)
         if reply.error is not None:
             if target.method.streaming and _streams_errors(request, reply.error):
@@ -119,7 +121,7 @@ class JsonRpcBinding:
             return _error_response(codec, request_id, reply.error, reply.headers)
         if reply.records is None:
             assert reply.body is not None
-            return JsonResponse(_success(id_json, reply.body), 200, reply.headers)
+            return JsonResponse(_enveloped(id_json, reply.body), 200, reply.headers)
         encode = target.method.encode
         frames = record_frames(
             reply.records,
@@ -165,7 +167,7 @@ async def _one(chunk: bytes) -> AsyncIterator[bytes]:
     yield chunk
 
 
-def _parse_object(body: bytes) -> dict[str, Any]:
+def _parse_object(body: bytes | bytearray) -> dict[str, Any]:
     try:
         call = from_json(body)
     except ValueError as exc:
@@ -199,6 +201,16 @@ def _id_json(request_id: JsonRpcId) -> bytes:
     if type(request_id) is int:  # the usual id, without the JSON encoder's setup
         return str(request_id).encode()
     return json.dumps(request_id).encode()
+
+
+def _enveloped(id_json: bytes, result_json: bytes) -> bytes | tuple[bytes, ...]:
+    """The success envelope, in pieces around a large result (not copied into it)."""
+    if len(result_json) < _LARGE:
+        return _success(id_json, result_json)
+    return (b'{"jsonrpc":"2.0","id":' + id_json + b',"result":', result_json, b"}")
+
+
+_LARGE = 1024 * 1024
 
 
 def _success(id_json: bytes, result_json: bytes) -> bytes:

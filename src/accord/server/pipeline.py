@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -13,6 +14,7 @@ from accord.codecs import VERSION_HEADER, Method, ProtocolVersion, check_named_v
 from accord.codecs.versions import named_version
 from accord.core import ANONYMOUS, Inbound, Principal
 from accord.core.call_context import CallContext
+from accord.core.failures import report_failure
 from accord.core.operations import Operations
 from accord.core.records import EventRecord
 from accord.errors import A2AError, ExtensionSupportRequired, InternalError, InvalidParams
@@ -90,6 +92,9 @@ class RequestPipeline:
     """Version negotiation, authentication, extension activation, call context, decoding,
     the operation and encoding: once, for JSON-RPC, HTTP+JSON and gRPC alike.
 
+    An unexpected exception is logged under a reference id, which the caller's InternalError
+    names; `debug` adds the exception's type and text to it (for development only).
+
     Bindings keep only their framing: they find the `Target` a request names, hand the
     pipeline its `Inbound` facts and raw parameters, and frame the `Reply`.
     """
@@ -101,8 +106,10 @@ class RequestPipeline:
         *,
         authenticator: Authenticator | None = None,
         hooks: Sequence[Hook] = (),
+        debug: bool = False,
     ) -> None:
         self.operations = operations
+        self.debug = debug
         self.extensions = tuple(extensions)
         self.authenticator = authenticator
         self.hooks = list(hooks)
@@ -121,7 +128,6 @@ class RequestPipeline:
         params: Any,
         *,
         base_url: str | Callable[[], str],
-        last_event_id: int | None = None,
     ) -> Reply:
         """Serve one request; never raises (an unexpected failure is logged and becomes an
         InternalError reply)."""
@@ -142,7 +148,7 @@ class RequestPipeline:
             context = CallContext(
                 base_url,
                 inbound.headers,
-                last_event_id=last_event_id,
+                last_event_id=_last_event_id(inbound.headers) if target.method.streaming else None,
                 tenant=inbound.tenant,
                 extensions=activation.active,
                 principal=principal,
@@ -158,10 +164,16 @@ class RequestPipeline:
                 reply.body = target.method.encode(result)
         except A2AError as exc:
             reply.error = exc
-        except Exception:
-            log.exception("unexpected error serving %s %s", inbound.binding, inbound.method)
-            reply.error = InternalError()
+        except Exception as exc:
+            reply.error = self.internal_error(exc, f"serving {inbound.binding} {inbound.method}")
         return reply
+
+    def internal_error(self, exc: Exception, where: str) -> InternalError:
+        """The error a caller gets for an unexpected exception: a reference to it in the log
+        (and, in debug mode, the exception itself)."""
+        return InternalError(
+            report_failure(log, "Internal error", exc, debug=self.debug, where=where)
+        )
 
     def extension_method(self, name: str) -> Method | None:
         """The method an extension of the agent adds under `name` (JSON-RPC only), if any."""
@@ -205,6 +217,25 @@ class RequestPipeline:
         if bound is None:
             bound = self._bound[id(method)] = method.operation(self.operations)
         return bound
+
+
+_LAST_EVENT_ID = re.compile(r"[0-9]{1,19}")
+MAX_EVENT_ID = 2**63 - 1
+"""The largest sequence number an event can have (the stores keep them as signed 64 bits)."""
+
+
+def _last_event_id(headers: Mapping[str, str]) -> int | None:
+    """The event number a reconnecting stream saw last (`Last-Event-ID`), if it sent one."""
+    value = headers.get("last-event-id")
+    if value is None:
+        return None
+    text = value.strip()
+    if not _LAST_EVENT_ID.fullmatch(text) or int(text) > MAX_EVENT_ID:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise InvalidParams(
+            f"Last-Event-ID must be an event number this server sent, got {shown!r}"
+        )
+    return int(text)
 
 
 def _given(method: ExtensionMethod, operations: Operations) -> ExtensionMethod:

@@ -29,11 +29,11 @@ from accord.core import Inbound
 from accord.core.records import EventRecord, close_stream
 from accord.errors import (
     A2AError,
-    InternalError,
     InvalidRequest,
     MethodNotFound,
     ParseError,
 )
+from accord.server.body_budget import BodyBudget, ServerBusy
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     JSON,
@@ -41,7 +41,6 @@ from accord.server.http_request import (
     WrongContentType,
     check_content_type,
     error_headers,
-    last_event_id,
     peer_address,
     read_body,
 )
@@ -79,6 +78,7 @@ class MethodNotAllowed(MethodNotFound):
 
 # Errors of the HTTP layer whose status is not the one of their JSON-RPC code.
 _HTTP_STATUS: dict[type[A2AError], tuple[int, str]] = {
+    ServerBusy: (503, "UNAVAILABLE"),
     BodyTooLarge: (413, "RESOURCE_EXHAUSTED"),
     WrongContentType: (415, "INVALID_ARGUMENT"),
     MethodNotAllowed: (405, "UNIMPLEMENTED"),
@@ -95,10 +95,15 @@ class RestBinding:
     """
 
     def __init__(
-        self, pipeline: RequestPipeline, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+        self,
+        pipeline: RequestPipeline,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        body_budget: BodyBudget | None = None,
     ) -> None:
         self.pipeline = pipeline
         self.max_body_bytes = max_body_bytes
+        self.body_budget = body_budget
 
     def routes(self) -> list[Route]:
         """One Starlette route per path (its verbs together, so a wrong verb is a clean 405)."""
@@ -158,13 +163,8 @@ class RestBinding:
                 certificate=client_certificate(request.scope),
                 tenant=tenant or _tenant_field(fields),
             )
-            streaming = route.method.streaming
             reply = await self.pipeline.run(
-                inbound,
-                target,
-                fields,
-                base_url=lambda: str(request.base_url),
-                last_event_id=last_event_id(request) if streaming else None,
+                inbound, target, fields, base_url=lambda: str(request.base_url)
             )
             if reply.error is not None:
                 raise reply.error
@@ -175,9 +175,9 @@ class RestBinding:
             return _error_response(exc, codec)
         except ClientDisconnect:
             return Response(status_code=400)
-        except Exception:
-            log.exception("unexpected error serving an HTTP+JSON request")
-            return _error_response(InternalError(), codec)
+        except Exception as exc:
+            error = self.pipeline.internal_error(exc, "serving an HTTP+JSON request")
+            return _error_response(error, codec)
         frames = record_frames(records, route.method.encode, partial(_error_event, codec=codec))
         return sse_response(frames, reply.headers)
 
@@ -188,7 +188,7 @@ class RestBinding:
             return {k: v for k, v in query.items() if v and k != VERSION_HEADER}
         if "content-type" in request.headers:  # refused before its body is read
             check_content_type(request, JSON_MEDIA_TYPES)
-        body = await read_body(request, self.max_body_bytes)
+        body = await read_body(request, self.max_body_bytes, self.body_budget)
         if not body.strip():
             return {}  # an empty body (typed JSON or untyped) is an empty request message
         check_content_type(request, JSON_MEDIA_TYPES)  # a body needs a declared JSON type

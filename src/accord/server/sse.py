@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from starlette.responses import StreamingResponse
 from starlette.types import Message, Receive, Scope, Send
 
+from accord.core.failures import report_failure
 from accord.core.records import EventRecord, close_stream
 from accord.errors import A2AError, InternalError
 
@@ -84,9 +85,8 @@ async def record_frames(
             yield sse_event(encode(record), record.seq or None)
     except A2AError as exc:
         yield error_event(exc)
-    except Exception:
-        log.exception("stream failed")
-        yield error_event(InternalError())
+    except Exception as exc:
+        yield error_event(InternalError(report_failure(log, "Internal error", exc, where="stream")))
     finally:
         await close_stream(records)
 

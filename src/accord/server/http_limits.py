@@ -1,0 +1,194 @@
+"""HttpLimits: what one slow or heavy client may hold of a uvicorn server, as uvicorn options."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+
+@dataclass(frozen=True, slots=True)
+class HttpLimits:
+    """Bounds on each connection of a server, enforced while uvicorn reads the request.
+
+    A request's line and headers must arrive within `header_timeout` seconds of its first
+    byte (of the connection's opening, for the first request) and its body within
+    `body_timeout` seconds of its headers, or the client gets 408 and the connection closes;
+    its line and headers may take `max_header_bytes` bytes in at most `max_headers` headers
+    (else 431, or 414 for the URL alone). Past `max_connections` open connections in this
+    worker, a new one gets 503 with `Retry-After` and is closed. An idle keep-alive
+    connection is closed after `keep_alive_timeout` seconds.
+    """
+
+    header_timeout: float = 10.0
+    body_timeout: float = 60.0
+    max_header_bytes: int = 64 * 1024
+    max_headers: int = 100
+    max_connections: int = 1000
+    keep_alive_timeout: float = 5.0
+
+    def uvicorn_options(self, protocol_base: type | None = None) -> dict[str, Any]:
+        """Keyword arguments for `uvicorn.run` or `uvicorn.Config` that apply these limits;
+        `protocol_base` is another httptools protocol class to build on (TLS's, say)."""
+        bases = (LimitedHttpProtocol,) + ((protocol_base,) if protocol_base else ())
+        protocol = type("LimitedHttpProtocol", bases, {"limits": self})
+        return {"http": protocol, "timeout_keep_alive": max(1, math.ceil(self.keep_alive_timeout))}
+
+
+class _Refused(Exception):
+    """Raised from a parser callback to stop reading a request the limits refuse."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+_LINGER = 2.0
+"""Seconds a refused connection stays open to drain what the client was still sending."""
+
+_REASONS = {
+    503: "Service Unavailable",
+    408: "Request Timeout",
+    414: "URI Too Long",
+    431: "Request Header Fields Too Large",
+}
+
+
+class LimitedHttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with the deadlines and bounds of `limits`."""
+
+    limits: ClassVar[HttpLimits] = HttpLimits()
+
+    _timer: asyncio.TimerHandle | None = None
+    _refusal: _Refused | None = None
+    _in_head = True
+    _head_bytes = 0
+    _header_bytes = 0
+    _header_count = 0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.limits.max_connections:
+            self._refuse(_Refused(503, "too many connections; retry soon"))
+            return
+        self._arm(self.limits.header_timeout)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refusal is not None:
+            return  # the rest of a refused request, read and dropped until the close
+        was_in_head = self._in_head
+        super().data_received(data)
+        if was_in_head and self._in_head and self._refusal is None:
+            # Headers incomplete before and after this chunk: all of it was headers.
+            self._head_bytes += len(data)
+            if self._head_bytes > self.limits.max_header_bytes:
+                self._refuse(_Refused(431, "the request's headers are too large"))
+
+    def send_400_response(self, msg: str) -> None:
+        if self._refusal is None:
+            super().send_400_response(msg)
+        else:
+            self._refuse(self._refusal)
+
+    # parser callbacks
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head = True
+        self._head_bytes = self._header_bytes = self._header_count = 0
+        self._arm(self.limits.header_timeout)
+
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        if len(self.url) > self.limits.max_header_bytes:
+            raise self._refused(414, "the request's URL is too long")
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_count += 1
+        self._header_bytes += len(name) + len(value)
+        if self._header_count > self.limits.max_headers:
+            raise self._refused(
+                431, f"a request may have at most {self.limits.max_headers} headers"
+            )
+        if self._header_bytes > self.limits.max_header_bytes:
+            raise self._refused(431, "the request's headers are too large")
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        if self.parser.should_upgrade() or not _has_body(self.headers):
+            self._disarm()
+        else:
+            self._arm(self.limits.body_timeout)
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        self._in_head, self._head_bytes = True, 0  # what comes next starts another request
+        super().on_message_complete()
+
+    # deadlines and refusals
+
+    def _arm(self, seconds: float) -> None:
+        self._disarm()
+        self._timer = self.loop.call_later(seconds, self._timed_out)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _timed_out(self) -> None:
+        self._timer = None
+        what = "headers" if self._in_head else "body"
+        cycle = self.cycle if not self._in_head else None
+        if cycle is not None:
+            # The app may be waiting for the rest of the body: it hears the client left.
+            cycle.disconnected = True
+            cycle.message_event.set()
+            if cycle.response_started:
+                self.transport.close()
+                return
+        self._refuse(_Refused(408, f"the request's {what} took too long to arrive"))
+
+    def _refused(self, status: int, reason: str) -> _Refused:
+        """The refusal to raise from a parser callback (uvicorn then calls send_400_response)."""
+        self._refusal = _Refused(status, reason)
+        return self._refusal
+
+    def _refuse(self, refusal: _Refused) -> None:
+        self._refusal = refusal
+        self._write_refusal(refusal.status, _REASONS[refusal.status], refusal.reason)
+
+    def _write_refusal(self, status: int, phrase: str, reason: str) -> None:
+        self._disarm()
+        if self.transport.is_closing():
+            return
+        body = reason.encode()
+        head = (
+            f"HTTP/1.1 {status} {phrase}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n"
+        )
+        if status == 503:
+            head += "retry-after: 1\r\n"
+        self.transport.write(head.encode() + b"\r\n" + body)
+        # Closing now, with the client's bytes unread, would reset the connection and lose
+        # the answer: end our side, drop what still comes, close a moment later.
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(_LINGER, self.transport.close)
+
+
+def _has_body(headers: list[tuple[bytes, bytes]]) -> bool:
+    for name, value in headers:
+        if name == b"transfer-encoding" or (name == b"content-length" and value.strip() != b"0"):
+            return True
+    return False

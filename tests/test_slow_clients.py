@@ -1,0 +1,350 @@
+"""Slow and heavy clients against a real uvicorn on loopback, over raw sockets: slow headers
+and bodies time out, oversized headers and too many connections are refused, a stream nobody
+reads ends (resumable) instead of growing, large bodies beyond the budget get 503."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+import accord
+from accord import create_app
+from accord.core.records import EventRecord
+from accord.runtime import bus
+from accord.runtime.redis_bus import RedisEventBus
+from accord.samples import echo
+from accord.server.http_limits import HttpLimits
+from accord.types import new_id
+from agents_for_tests import SAFETY_TIMEOUT
+from rpc import request, send_params
+from served_process import accord_serve
+from services import redis_url
+
+
+@contextmanager
+def limited_server(app: Any, limits: HttpLimits) -> Iterator[tuple[str, int]]:
+    """`app` on uvicorn with `limits`, on a free loopback port; yields (host, port)."""
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", **limits.uvicorn_options()
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield "127.0.0.1", port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _connect(address: tuple[str, int]) -> socket.socket:
+    return socket.create_connection(address, timeout=SAFETY_TIMEOUT)
+
+
+def _read_all(connection: socket.socket) -> bytes:
+    """Everything until the server closes the connection."""
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
+    return received
+
+
+def _post(body: bytes, extra: str = "") -> bytes:
+    head = (
+        "POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n{extra}\r\n"
+    )
+    return head.encode() + body
+
+
+BODY = json.dumps(request("message/send", send_params("hi"))).encode()
+QUICK = HttpLimits(header_timeout=0.5, body_timeout=1.0, max_connections=20)
+
+
+@pytest.fixture(scope="module")
+def address() -> Iterator[tuple[str, int]]:
+    with limited_server(create_app(echo.agent), QUICK) as served:
+        yield served
+
+
+def test_headers_sent_a_byte_at_a_time_time_out(address: tuple[str, int]) -> None:
+    with _connect(address) as connection:
+        started = time.monotonic()
+        request_bytes = _post(BODY)
+        try:
+            for byte in request_bytes[:40]:
+                connection.sendall(bytes([byte]))
+                time.sleep(0.05)
+        except OSError:
+            pass  # closed by the server while sending: what the test wants
+        answer = _read_all(connection)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert time.monotonic() - started < 3
+
+
+def test_a_silent_connection_is_closed(address: tuple[str, int]) -> None:
+    with _connect(address) as connection:
+        answer = _read_all(connection)
+    assert answer.startswith(b"HTTP/1.1 408 ")
+
+
+def test_a_body_trickling_in_times_out(address: tuple[str, int]) -> None:
+    with _connect(address) as connection:
+        started = time.monotonic()
+        message = _post(BODY)
+        head, body = message[: message.index(b"\r\n\r\n") + 4], message[len(message) - len(BODY) :]
+        connection.sendall(head)
+        try:
+            for byte in body[:10]:
+                connection.sendall(bytes([byte]))
+                time.sleep(0.3)
+        except OSError:
+            pass
+        answer = _read_all(connection)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert time.monotonic() - started < 5
+
+
+def test_requests_on_a_kept_alive_connection_keep_working(address: tuple[str, int]) -> None:
+    with httpx.Client(base_url=f"http://{address[0]}:{address[1]}") as http:
+        for _ in range(3):
+            answer = http.post("/", content=BODY, headers={"Content-Type": "application/json"})
+            assert answer.status_code == 200
+            time.sleep(0.3)  # idle, under the keep-alive timeout, past none of the deadlines
+    with _connect(address) as connection:  # two requests in one write (pipelined)
+        connection.sendall(_post(BODY) + _post(BODY, "Connection: close\r\n"))
+        answers = _read_all(connection)
+    assert answers.count(b"HTTP/1.1 200 ") == 2, answers
+
+
+def test_a_normal_request_keeps_working(address: tuple[str, int]) -> None:
+    with _connect(address) as connection:
+        connection.sendall(_post(BODY, "Connection: close\r\n"))
+        answer = _read_all(connection)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer
+    assert b'"completed"' in answer
+
+
+@pytest.mark.parametrize(
+    ("extra", "status"),
+    [
+        ("X-Big: " + "a" * 200_000 + "\r\n", b"431"),
+        ("".join(f"X-H{i}: v\r\n" for i in range(5000)), b"431"),
+    ],
+    ids=["200 KB header", "5000 headers"],
+)
+def test_oversized_headers_are_refused(address: tuple[str, int], extra: str, status: bytes) -> None:
+    with _connect(address) as connection:
+        with suppress(OSError):
+            connection.sendall(_post(BODY, extra))
+        answer = _read_all(connection)
+    assert answer.startswith(b"HTTP/1.1 " + status), answer[:200]
+
+
+def test_a_long_url_is_refused(address: tuple[str, int]) -> None:
+    with _connect(address) as connection:
+        with suppress(OSError):
+            connection.sendall(b"GET /" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+        answer = _read_all(connection)
+    assert answer.startswith(b"HTTP/1.1 414 "), answer[:200]
+
+
+def test_connections_past_the_limit_are_refused_with_retry_after(
+    address: tuple[str, int],
+) -> None:
+    held = [_connect(address) for _ in range(QUICK.max_connections)]
+    try:
+        time.sleep(0.1)
+        with _connect(address) as extra:
+            answer = _read_all(extra)
+        assert answer.startswith(b"HTTP/1.1 503 "), answer
+        assert b"retry-after: 1" in answer.lower()
+    finally:
+        for connection in held:
+            connection.close()
+    time.sleep(0.1)
+    with _connect(address) as connection:  # room again once they are gone
+        connection.sendall(_post(BODY, "Connection: close\r\n"))
+        assert _read_all(connection).startswith(b"HTTP/1.1 200 ")
+
+
+@pytest.mark.processes
+def test_accord_serve_applies_the_limits() -> None:
+    with accord_serve(
+        "accord.samples.echo:agent", "--store", "memory", "--header-timeout", "1s"
+    ) as served:
+        address = httpx.URL(served.url)
+        host_port = (address.host, address.port or 80)
+        for extra in (
+            "X-Big: " + "a" * 200_000 + "\r\n",
+            "".join(f"X{i}: v\r\n" for i in range(5000)),
+        ):
+            with _connect(host_port) as connection:
+                with suppress(OSError):
+                    connection.sendall(_post(BODY, extra))
+                assert _read_all(connection).startswith(b"HTTP/1.1 431 ")
+        with _connect(host_port) as connection:
+            connection.sendall(b"POST / HT")
+            assert _read_all(connection).startswith(b"HTTP/1.1 408 ")
+
+
+# --- a reader that never reads ---------------------------------------------------------------
+
+CHUNKS = 1500
+CHUNK = "x" * 8192
+
+
+@accord.agent(name="Flood", description="Streams many large chunks as fast as it can.")
+async def flood(context: accord.RequestContext) -> AsyncIterator[str]:
+    for _ in range(CHUNKS):
+        yield CHUNK
+
+
+async def test_a_stream_nobody_reads_ends_and_resumes_from_the_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bus, "MAX_PENDING_RECORDS", 100)
+    app = create_app(flood)
+    with limited_server(app, HttpLimits()) as address:
+        reader, writer = await asyncio.open_connection(*address)
+        body = json.dumps(request("message/stream", send_params("go"))).encode()
+        writer.write(_post(body, "Connection: close\r\n"))
+        await writer.drain()
+        async with httpx.AsyncClient(base_url=f"http://{address[0]}:{address[1]}") as http:
+            task_id = await _wait_until_done(http)
+            raw = await asyncio.wait_for(reader.read(), SAFETY_TIMEOUT)  # only now: read
+            writer.close()
+            events = _sse_events(raw)
+            last = events[-1][1]
+            assert last["error"]["code"] == -32042, last
+            resume_at = last["error"]["data"]["lastEventId"]
+            assert f"Last-Event-ID: {resume_at}" in last["error"]["message"]
+            seen = sum(
+                1 for _, event in events if event.get("result", {}).get("kind") == "artifact-update"
+            )
+            assert seen < CHUNKS
+            resubscribe = request("tasks/resubscribe", {"id": task_id})
+            headers = {"Last-Event-ID": str(resume_at)}
+            response = await http.post("/", json=resubscribe, headers=headers, timeout=30)
+            rest = _sse_events(response.content)
+    kinds = [event["result"].get("kind") for _, event in rest]
+    assert seen + kinds.count("artifact-update") == CHUNKS
+    assert rest[-1][1]["result"]["status"]["state"] == "completed"
+
+
+async def _wait_until_done(http: httpx.AsyncClient) -> str:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        listed = await http.get("/tasks")
+        tasks = listed.json()["tasks"]
+        if tasks and tasks[0]["status"]["state"] == "TASK_STATE_COMPLETED":
+            task_id: str = tasks[0]["id"]
+            return task_id
+        await asyncio.sleep(0.1)
+    raise AssertionError("the agent did not finish")
+
+
+def _sse_events(raw: bytes) -> list[tuple[int | None, dict[str, Any]]]:
+    text = raw.split(b"\r\n\r\n", 1)[1] if raw.startswith(b"HTTP/") else raw
+    events: list[tuple[int | None, dict[str, Any]]] = []
+    for block in text.decode().split("\n\n"):
+        event_id, data = None, None
+        for line in block.splitlines():
+            if line.startswith("id: "):
+                event_id = int(line[4:])
+            elif line.startswith("data: "):
+                data = json.loads(line[6:])
+        if data is not None:
+            events.append((event_id, data))
+    return events
+
+
+# --- large bodies share a budget -------------------------------------------------------------
+
+
+def _big_body(size: int) -> bytes:
+    body = json.dumps(request("message/send", send_params(""))).encode()
+    return body.replace(b'"text": ""', b'"text": "' + b"x" * (size - len(body)) + b'"')
+
+
+@pytest.mark.parametrize("path", ["/", "/v1/message:send"])
+def test_a_large_body_past_the_budget_waits_then_gets_503(path: str) -> None:
+    app = create_app(echo.agent, max_body_bytes=1_000_000, max_body_memory=1_000_000)
+    app.state.body_budget.wait = 0.5
+    big = _big_body(900_000)
+    with limited_server(app, HttpLimits()) as address, _connect(address) as holder:
+        holder.sendall(_post(big)[:-1000])  # its body is not all there: its room is held
+        time.sleep(0.2)
+        with httpx.Client(base_url=f"http://{address[0]}:{address[1]}") as http:
+            refused = http.post(path, content=big, headers={"Content-Type": "application/json"})
+            assert refused.status_code == 503, refused.text
+            assert refused.headers["retry-after"] == "1"
+            assert "busy" in refused.text
+            small = http.post("/", json=request("message/send", send_params("hi")))
+            assert small.status_code == 200  # small bodies are not held back
+            holder.sendall(_post(big)[-1000:])
+            assert _read_all_response(holder).startswith(b"HTTP/1.1 200 ")
+            again = http.post("/", content=big, headers={"Content-Type": "application/json"})
+            assert again.status_code == 200
+
+
+def _read_all_response(connection: socket.socket) -> bytes:
+    received = b""
+    while b"\r\n\r\n" not in received:
+        received += connection.recv(65536)
+    return received
+
+
+def test_a_large_answer_arrives_whole_in_its_envelope() -> None:
+    body = _big_body(3_000_000)
+    with limited_server(create_app(echo.agent), HttpLimits()) as (host, port):
+        url = f"http://{host}:{port}/"
+        answer = httpx.post(url, content=body, headers={"Content-Type": "application/json"})
+    assert int(answer.headers["content-length"]) == len(answer.content)
+    task = answer.json()["result"]
+    assert len(task["artifacts"][0]["parts"][0]["text"]) > 2_900_000
+
+
+# --- each bus bounds what waits for one subscriber -------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_a_subscriber_that_never_reads_is_ended_not_grown(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bus, "MAX_PENDING_RECORDS", 50)
+    events: bus.EventBus
+    if kind == "redis":
+        events = RedisEventBus(await redis_url(), stream=f"accord:test:{new_id()}")
+    else:
+        events = bus.InProcessEventBus()
+    await events.start()
+    try:
+        with events.subscribe("t-1") as slow:
+            first = EventRecord("t-1", 1, None, False, b"{}")
+            await events.publish(first)
+            assert await asyncio.wait_for(anext(slow), SAFETY_TIMEOUT) == first
+            for seq in range(2, 500):
+                await events.publish(EventRecord("t-1", seq, None, False, b"{}"))
+            await asyncio.sleep(0.5 if kind == "redis" else 0)
+            assert slow._queue.qsize() <= 51
+            with pytest.raises(bus.StreamOverrun) as ended:
+                await asyncio.wait_for(anext(slow), SAFETY_TIMEOUT)
+            assert ended.value.data == {"lastEventId": 1}
+    finally:
+        await events.close()
