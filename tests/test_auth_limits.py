@@ -19,6 +19,7 @@ from accord.server.limits import (
     RequestTimeout,
     StreamLimit,
 )
+from accord.server.tenants import TenantCheck
 from agents_for_tests import NeverFinishes
 from operations import WIRES, Server, Wire, connect_wire
 from test_operations import serve
@@ -109,8 +110,9 @@ def test_an_agent_declaring_security_gets_the_safe_limits_by_default() -> None:
         ActiveTaskLimit,
         RequestTimeout,
         Authorization,
+        TenantCheck,
     ]
-    assert hook_types(secured, limits=NO_LIMITS) == [Authorization]
+    assert hook_types(secured, limits=NO_LIMITS) == [Authorization, TenantCheck]
     assert hook_types(echo.agent) == []
     assert hook_types(echo.agent, limits=Limits(request_timeout=None)) == [
         RateLimit,

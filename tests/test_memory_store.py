@@ -67,10 +67,12 @@ class SlowSaves(InMemoryTaskStore):
         super().__init__()
         self.saved: list[tuple[int, str]] = []
 
-    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
+    async def save(
+        self, task: Task, seq: int, record: EventRecord | None = None, *, owner: str = ""
+    ) -> None:
         await asyncio.sleep(0.001 * (5 - seq))
         self.saved.append((seq, task.status.state.value))
-        await super().save(task, seq, record)
+        await super().save(task, seq, record, owner=owner)
 
 
 async def test_a_store_with_only_save_commits_staged_saves_in_order_as_staged() -> None:

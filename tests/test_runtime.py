@@ -191,8 +191,10 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
     log: list[tuple[str, int]] = []
 
     class LoggingStore(InMemoryTaskStore):
-        def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
-            saved = super().stage(task, seq, record)
+        def stage(
+            self, task: Task, seq: int, record: EventRecord | None = None, *, owner: str = ""
+        ) -> Future[None]:
+            saved = super().stage(task, seq, record, owner=owner)
             assert saved.done()  # the memory store saves at once
             log.append(("save", seq))
             return saved
@@ -226,8 +228,10 @@ class HeldStore(InMemoryTaskStore):
         self.held_from = held_from
         self.held: list[asyncio.Future[None]] = []
 
-    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
-        saved = super().stage(task, seq, record)
+    def stage(
+        self, task: Task, seq: int, record: EventRecord | None = None, *, owner: str = ""
+    ) -> Future[None]:
+        saved = super().stage(task, seq, record, owner=owner)
         if seq < self.held_from:
             return saved
         self.held.append(asyncio.get_running_loop().create_future())

@@ -15,12 +15,13 @@ from sqlalchemy import Connection, event, func, insert, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import accord
+from accord.core import ANONYMOUS_OWNER
 from accord.core.call_context import CallContext
 from accord.core.push import TASK_SNAPSHOTS
 from accord.core.records import EventRecord
 from accord.runtime import TaskRuntime
 from accord.server.service import A2AService
-from accord.store import InMemoryTaskStore, StaleTaskError, TaskStore, open_store
+from accord.store import InMemoryTaskStore, StaleTaskError, TaskQuery, TaskStore, open_store
 from accord.store.sql import SchemaVersionError, SqlTaskStore, create_sql_engine, sql_url, upgrade
 from accord.store.sql.migrations import (
     BASELINE_VERSION,
@@ -215,9 +216,16 @@ async def test_stores_starting_together_create_the_schema_once(sql_backend: Back
 NOW = datetime.now(UTC)
 
 
+async def create_version_3(connection: AsyncConnection) -> None:
+    """The tables as accord made them at schema version 3: tasks without owners."""
+    await connection.run_sync(metadata.create_all)
+    await connection.execute(text("DROP INDEX ix_accord_tasks_owner_listing"))
+    await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN owner"))
+
+
 async def create_version_2(connection: AsyncConnection) -> None:
     """The tables as accord made them at schema version 2: a task's JSON in its row."""
-    await connection.run_sync(metadata.create_all)
+    await create_version_3(connection)
     await connection.execute(text(f"DROP TABLE {task_snapshots}"))
     await connection.execute(text(f"ALTER TABLE {tasks} ADD COLUMN task TEXT"))
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
@@ -280,6 +288,49 @@ async def test_tasks_of_a_version_2_database_read_back_and_stream_on(
     await stream.chunks(300)
     await stream.read_back()
     assert upgraded == UpgradeResult(2, HEAD)
+
+
+async def test_tasks_of_a_version_3_database_become_the_anonymous_owners(
+    sql_backend: Backend,
+) -> None:
+    task = Task(id="old", context_id="ctx", status=TaskStatus(state=TaskState.WORKING))
+    row = {"id": task.id, "context_id": "ctx", "state": "working", "updated_at": NOW, "seq": 1}
+    row |= {"created_at": NOW, "finished_at": None}
+    engine = sql_backend.engine()
+    try:
+        async with engine.begin() as connection:  # what accord made at schema version 3
+            await create_version_3(connection)
+            for version in (1, 2, 3):
+                step = {"version": version, "description": "old", "applied_at": NOW}
+                await connection.execute(insert(schema_version).values(step))
+            await connection.execute(insert(tasks).values(row))
+            snapshot = {"task_id": task.id, "task": task.to_json().decode()}
+            await connection.execute(insert(task_snapshots).values(snapshot))
+        upgraded = await upgrade(engine)
+    finally:
+        await engine.dispose()
+    store = await sql_backend.open()
+
+    assert upgraded == UpgradeResult(3, HEAD)
+    stored = await store.get(task.id, ANONYMOUS_OWNER)
+    assert stored is not None and stored.owner == ANONYMOUS_OWNER
+    assert await store.get(task.id, "alice") is None
+    listed = await store.list_tasks(TaskQuery(owner=ANONYMOUS_OWNER))
+    assert [t.id for t in listed.tasks] == [task.id]
+    assert (await store.list_tasks(TaskQuery(owner="alice"))).total_size == 0
+
+
+async def test_listing_one_owners_tasks_uses_an_index(sql_backend: Backend) -> None:
+    store = await sql_backend.open()
+    assert isinstance(store, SqlTaskStore)
+    query = "SELECT id FROM accord_tasks WHERE owner = 'alice' ORDER BY updated_at DESC, id DESC"
+    explain = "EXPLAIN QUERY PLAN " if sql_backend.name == "sqlite" else "EXPLAIN "
+    async with store.engine.connect() as connection:
+        if sql_backend.name == "postgresql":
+            await connection.execute(text("SET enable_seqscan = off"))
+        plan = " ".join(str(row) for row in await connection.execute(text(explain + query)))
+
+    assert "ix_accord_tasks_owner_listing" in plan
 
 
 @accord.agent(name="Tokens", description="Streams COUNT chunks of eight bytes.")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from accord.core import ANONYMOUS_OWNER
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.records import EventRecord
 from accord.errors import InvalidParams
@@ -586,3 +587,111 @@ async def test_an_orphan_is_taken_over_once(store: TaskStore) -> None:
     assert await store.take_over(unclaimed.id, None, "rescuer") is True
     assert await store.take_over(unclaimed.id, None, "another") is False
     assert await store.orphans(now) == []
+
+
+# --- owners ----------------------------------------------------------------------------------
+
+
+async def save_owned(store: TaskStore, task: Task, owner: str) -> None:
+    await store.save(task, 1, EventRecord.of(task.id, 1, task, final=False), owner=owner)
+
+
+async def test_a_task_is_read_only_as_its_owners(store: TaskStore) -> None:
+    task = make_task()
+    await save_owned(store, task, "alice")
+    await store.save(moved(task, TaskState.WORKING), 2, owner="bob")  # later saves keep it
+
+    mine = await store.get(task.id, "alice")
+    assert mine is not None and (mine.seq, mine.owner) == (2, "alice")
+    assert await store.get(task.id, "bob") is None
+    assert await store.get(task.id, ANONYMOUS_OWNER) is None
+    unfiltered = await store.get(task.id)
+    assert unfiltered is not None and unfiltered.owner == "alice"
+
+
+async def test_tasks_saved_without_an_owner_are_the_anonymous_owners(store: TaskStore) -> None:
+    task = make_task()
+    await save(store, task)
+
+    stored = await store.get(task.id, ANONYMOUS_OWNER)
+    assert stored is not None and stored.owner == ANONYMOUS_OWNER
+    assert await store.get(task.id, "alice") is None
+
+
+async def test_a_listing_for_an_owner_counts_and_pages_only_its_tasks(store: TaskStore) -> None:
+    minutes = [f"2024-05-01T12:{minute:02d}:00.000Z" for minute in range(10)]
+    alices = [make_task(f"a{n}", at=minutes[2 * n]) for n in range(5)]
+    bobs = [make_task(f"b{n}", at=minutes[2 * n + 1]) for n in range(5)]
+    for task in alices:
+        await save_owned(store, task, "alice")
+    for task in bobs:
+        await save_owned(store, task, "bob")
+
+    seen: list[Task] = []
+    token: str | None = None
+    while True:
+        page = await store.list_tasks(TaskQuery(owner="alice", page_size=2, page_token=token))
+        assert page.total_size == 5
+        seen += page.tasks
+        token = page.next_page_token
+        if not token:
+            break
+    everyone = await store.list_tasks(TaskQuery(page_size=100))
+    nobodys = await store.list_tasks(TaskQuery(owner=ANONYMOUS_OWNER))
+    of_context = await store.list_tasks(TaskQuery(owner="bob", context_id="ctx", page_size=100))
+
+    assert ids(seen) == ["a4", "a3", "a2", "a1", "a0"]
+    assert everyone.total_size == 10
+    assert (nobodys.tasks, nobodys.total_size, nobodys.next_page_token) == ([], 0, "")
+    assert ids(of_context.tasks) == ["b4", "b3", "b2", "b1", "b0"]
+
+
+async def test_a_context_belongs_to_the_owner_of_its_first_task(store: TaskStore) -> None:
+    await save_owned(store, make_task(context_id="alices"), "alice")
+    await save(store, make_task(context_id="open"))
+
+    assert await store.context_owner("alices") == "alice"
+    assert await store.context_owner("open") == ANONYMOUS_OWNER
+    assert await store.context_owner("unknown") is None
+
+
+async def test_push_configs_are_read_only_as_their_tasks_owners(store: TaskStore) -> None:
+    task = make_task()
+    await save_owned(store, task, "alice")
+    target = await store.set_push_config(
+        task.id, PushTarget(PushNotificationConfig(url="https://hook"))
+    )
+    assert target.config.id is not None
+
+    assert await store.list_push_configs(task.id, "alice") == [target]
+    assert await store.get_push_config(task.id, target.config.id, "alice") == target
+    assert await store.list_push_configs(task.id, "bob") == []
+    assert await store.get_push_config(task.id, target.config.id, "bob") is None
+    assert await store.delete_push_config(task.id, target.config.id, "bob") is False
+    assert await store.list_push_configs(task.id) == [target]
+    assert await store.delete_push_config(task.id, target.config.id, "alice") is True
+    assert await store.list_push_configs(task.id) == []
+
+
+async def test_the_owner_is_stored_with_the_task_for_every_store_to_see(backend: Backend) -> None:
+    task = make_task()
+    first = await backend.open()
+    await save_owned(first, task, "alice")
+    second = await backend.open()  # another replica on the same database
+
+    assert await second.get(task.id, "bob") is None
+    found = await second.get(task.id, "alice")
+    assert found is not None and found.owner == "alice"
+    listed = await second.list_tasks(TaskQuery(owner="alice"))
+    assert ids(listed.tasks) == [task.id]
+
+
+async def test_a_context_is_forgotten_with_its_last_task(backend: Backend) -> None:
+    store = await backend.open(Retention(finished_task_ttl=timedelta(days=7), event_ttl=None))
+    await save_owned(store, make_task(context_id="done", state=TaskState.COMPLETED), "alice")
+    await save_owned(store, make_task(context_id="going", state=TaskState.WORKING), "alice")
+
+    await store.cleanup(datetime.now(UTC) + timedelta(days=8))
+
+    assert await store.context_owner("done") is None
+    assert await store.context_owner("going") == "alice"

@@ -7,7 +7,7 @@ from accord.auth.http import Basic, Bearer
 from accord.auth.mtls import MutualTls
 from accord.auth.oauth import OAuth2, OpenIdConnect
 from accord.auth.scheme import InvalidCredential, Scheme, Verified
-from accord.auth.security import Policy, Requirement, Security
+from accord.auth.security import Policy, Requirement, Security, TenantsOf
 from accord.auth.tokens import JwtCheck, token_scopes
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "Scheme",
     "Security",
     "SecurityAuthenticator",
+    "TenantsOf",
     "Verified",
     "token_scopes",
 ]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import TypeAlias
 
 from accord.auth.scheme import Scheme
@@ -21,6 +21,12 @@ Policy: TypeAlias = Callable[[Principal, str, Inbound], bool | Awaitable[bool]]
 for this request? False refuses it with PermissionDenied."""
 
 
+TenantsOf: TypeAlias = Callable[
+    [Principal], Collection[str] | Awaitable[Collection[str] | None] | None
+]
+"""The tenants a principal may name in a request (`/{tenant}/...`); None: any."""
+
+
 class Security:
     """The security of an agent: pass it as `accord.Agent(..., security=Security(...))`.
 
@@ -28,7 +34,8 @@ class Security:
     authenticate (any one of them will do; each names schemes that must all succeed, with the
     scopes they must grant); by default any single scheme will do. `scopes` names the scopes
     an operation needs beyond that (`{"cancel_task": ["tasks:admin"]}`; operations are
-    named as in `accord.core.Operations`), and `policy` may refuse any call.
+    named as in `accord.core.Operations`), and `policy` may refuse any call. `tenants` says
+    which tenants a principal may name (by default: its own `tenant`, or any when it has none).
     """
 
     def __init__(
@@ -37,6 +44,7 @@ class Security:
         require: Sequence[RequirementLike] | None = None,
         scopes: Mapping[str, Sequence[str]] | None = None,
         policy: Policy | None = None,
+        tenants: TenantsOf | None = None,
     ) -> None:
         if not schemes:
             raise ValueError("Security needs at least one scheme")
@@ -49,6 +57,7 @@ class Security:
         self.requirements = [self._requirement(r) for r in given]
         self.scopes = {operation: frozenset(s) for operation, s in (scopes or {}).items()}
         self.policy = policy
+        self.tenants = tenants
 
     def card_schemes(self) -> dict[str, SecurityScheme]:
         """The card's `securitySchemes`."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +34,9 @@ class Inbound:
     peer: str | None = None
     certificate: ClientCertificate | None = None
     tenant: str | None = None
+
+
+def tenant_field(fields: Any) -> str | None:
+    """The `tenant` member of a request message (A2A 1.0), if it names one."""
+    tenant = fields.get("tenant") if isinstance(fields, Mapping) else None
+    return tenant if isinstance(tenant, str) and tenant else None

@@ -23,10 +23,29 @@ class Principal:
     tenant: str | None = None
     claims: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        if not self.id:  # the empty owner is the anonymous caller's
+            raise ValueError("a principal needs a non-empty id")
+
     @property
     def authenticated(self) -> bool:
         return self.scheme is not None
 
+    @property
+    def owner(self) -> str:
+        """What the tasks, contexts and push configs this caller creates are stored under:
+        its id, or ANONYMOUS_OWNER for the anonymous caller (so an authenticated caller whose
+        id happens to be "anonymous" shares nothing with unauthenticated ones)."""
+        if self.scheme is None and self.id == _ANONYMOUS_ID:
+            return ANONYMOUS_OWNER
+        return self.id
 
-ANONYMOUS = Principal("anonymous")
+
+_ANONYMOUS_ID = "anonymous"
+
+ANONYMOUS_OWNER = ""
+"""The owner of what anonymous callers create (and of every task stored before owners were):
+shared by all anonymous callers, so an agent without security works as it always did."""
+
+ANONYMOUS = Principal(_ANONYMOUS_ID)
 """The caller of a request on an agent that asks for no credentials."""

@@ -20,13 +20,18 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 @dataclass(frozen=True, slots=True)
 class TaskQuery:
-    """Which tasks to list: newest status first, filtered, one page at a time."""
+    """Which tasks to list: newest status first, filtered, one page at a time.
+
+    `owner` (None: every owner's) keeps the tasks one caller created (`Principal.owner`);
+    the service always sets it, so totals and page tokens never count another's tasks.
+    """
 
     context_id: str | None = None
     state: TaskState | None = None
     updated_after: datetime | None = None
     page_size: int = DEFAULT_PAGE_SIZE
     page_token: str | None = None
+    owner: str | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.page_size <= MAX_PAGE_SIZE:

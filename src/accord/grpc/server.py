@@ -19,6 +19,7 @@ from starlette.datastructures import Headers
 from accord.codecs.error_details import error_details
 from accord.codecs.rest import http_status
 from accord.core import ClientCertificate, Inbound
+from accord.core.inbound import tenant_field
 from accord.core.records import EventRecord, close_stream
 from accord.errors import A2AError, InvalidParams, InvalidRequest, Unauthenticated
 from accord.grpc.services import GRPC_SERVICES, GrpcService
@@ -76,7 +77,7 @@ class GrpcBinding:
                 metadata,
                 peer=_peer(context),
                 certificate=_certificate(context),
-                tenant=fields.get("tenant") or None,
+                tenant=tenant_field(fields),
             )
             reply = await self.pipeline.run(inbound, target, fields, base_url=self.base_url)
             await context.send_initial_metadata(

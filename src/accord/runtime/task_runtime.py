@@ -14,6 +14,7 @@ from accord.agents.context import RequestContext
 from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
 from accord.core.call_context import CallContext
 from accord.core.failures import report_failure
+from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.query import RUNNING_STATES
 from accord.core.records import EventRecord
@@ -59,6 +60,8 @@ class _Run:
     context: RequestContext
     task: Task | None
     seq: int
+    # Whose task it is (`Principal.owner`): the only caller that may see it.
+    owner: str = ANONYMOUS_OWNER
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     replied: bool = False
     # Whether this run published a final record: a resumed task starts out interrupted, so
@@ -179,14 +182,21 @@ class TaskRuntime:
         A message naming a task continues it. With `create_if_missing`, one naming a task that
         does not exist starts it under that id (A2A 0.1 clients choose their task ids). A push
         config in the message's configuration is sent in the payload format `push_format`.
-        `call` is the request the message came with, as the executor's context shows it.
+        `call` is the request the message came with, as the executor's context shows it; its
+        principal owns the task, and may neither continue another's task (TaskNotFound) nor
+        start one in another's context (InvalidParams).
         """
         message = params.message
-        found = await self._resumable(message, create_if_missing) if message.task_id else None
+        owner = call.principal.owner if call is not None else ANONYMOUS_OWNER
+        found = (
+            await self._resumable(message, owner, create_if_missing) if message.task_id else None
+        )
         task, seq = found or (None, 0)
         if task is not None:
             task_id, context_id = task.id, task.context_id
         else:
+            if message.context_id:
+                await self._check_context(message.context_id, owner)
             task_id, context_id = message.task_id or new_id(), message.context_id or new_id()
         if message.task_id != task_id or message.context_id != context_id:
             message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
@@ -201,7 +211,7 @@ class TaskRuntime:
         )
         if task_id in self._runs:  # another message for this task got in while we awaited
             raise UnsupportedOperation(f"task {task_id} is already handling another message")
-        run = _Run(context, task, seq)
+        run = _Run(context, task, seq, owner)
         inline_push = params.configuration and params.configuration.push_notification_config
         if inline_push:  # the service saves it; until then this run already knows it
             run.push_configs = [PushTarget(inline_push, push_format)]
@@ -217,10 +227,12 @@ class TaskRuntime:
         return Execution(run, subscription)
 
     async def _resumable(
-        self, message: Message, create_if_missing: bool = False
+        self, message: Message, owner: str, create_if_missing: bool = False
     ) -> tuple[Task, int] | None:
         assert message.task_id is not None
         running = self._runs.get(message.task_id)
+        if running is not None and running.owner != owner:
+            raise TaskNotFound(f"no task with id {message.task_id!r}")
         if running is not None and running.worker is not None:
             if running.task is None or not running.task.status.state.is_interrupted:
                 raise UnsupportedOperation(
@@ -230,9 +242,9 @@ class TaskRuntime:
             await asyncio.wait({running.worker}, timeout=HANDOVER_TIMEOUT)
             if not running.worker.done():
                 raise UnsupportedOperation(f"task {message.task_id} has not released its run yet")
-        stored = await self.store.get(message.task_id)
+        stored = await self.store.get(message.task_id, owner)
         if stored is None:
-            if create_if_missing:
+            if create_if_missing and await self.store.get(message.task_id) is None:
                 return None
             raise TaskNotFound(f"no task with id {message.task_id!r}")
         task = stored.task
@@ -252,27 +264,49 @@ class TaskRuntime:
             )
         return task, stored.seq
 
-    async def get_task(self, task_id: str) -> Task:
-        """The current state of a task."""
+    async def _check_context(self, context_id: str, owner: str) -> None:
+        """Refuse a new task in a context whose tasks another caller owns."""
+        context_owner = await self.store.context_owner(context_id)
+        if context_owner is not None and context_owner != owner:
+            raise InvalidParams(
+                f"contextId {context_id!r} is not a context of this caller; leave it out to"
+                " start a new one"
+            )
+
+    async def get_task(self, task_id: str, owner: str | None = None) -> Task:
+        """The current state of a task (of `owner`, when given: another's is TaskNotFound)."""
+        return (await self._current(task_id, owner))[0]
+
+    def _live(self, task_id: str, owner: str | None) -> _Run | None:
+        """The run of this replica that holds the task, if any; TaskNotFound when another
+        caller than `owner` (when given) owns it."""
         run = self._runs.get(task_id)
-        if run is not None and run.task is not None:
-            return run.task
-        stored = await self.store.get(task_id)
+        if run is None or run.task is None:
+            return None
+        if owner is not None and run.owner != owner:
+            raise TaskNotFound(f"no task with id {task_id!r}")
+        return run
+
+    async def _stored(self, task_id: str, owner: str | None) -> StoredTask:
+        stored = await self.store.get(task_id, owner)
         if stored is None:
             raise TaskNotFound(f"no task with id {task_id!r}")
-        return stored.task
+        return stored
 
-    async def watch(self, task_id: str, after_seq: int | None = None) -> AsyncIterator[EventRecord]:
+    async def watch(
+        self, task_id: str, after_seq: int | None = None, owner: str | None = None
+    ) -> AsyncIterator[EventRecord]:
         """Follow a task until it ends: through every turn, a pause for the client's input
         included (a subscription lasts while the task is not terminal).
 
         Without `after_seq`: the task as it is now, then each change. With it (the last
         sequence number the caller saw): exactly the logged events it missed, then live ones;
         when the log no longer reaches back that far, the current task stands in for them.
+        Another caller than `owner` (when given) gets TaskNotFound.
         """
         subscription = self.bus.subscribe(task_id)
         try:
-            task, seq = await self._current(task_id)
+            task, seq = await self._current(task_id, owner)
             missed = [] if after_seq is None else await self.store.events_after(task_id, after_seq)
             if after_seq is not None and (
                 missed[0].seq == after_seq + 1 if missed else after_seq >= seq
@@ -302,23 +336,21 @@ class TaskRuntime:
         finally:
             subscription.close()
 
-    async def _current(self, task_id: str) -> tuple[Task, int]:
-        run = self._runs.get(task_id)
-        if run is not None and run.task is not None:
+    async def _current(self, task_id: str, owner: str | None = None) -> tuple[Task, int]:
+        run = self._live(task_id, owner)
+        if run is not None:
+            assert run.task is not None
             return run.task, run.seq
-        stored = await self.store.get(task_id)
-        if stored is None:
-            raise TaskNotFound(f"no task with id {task_id!r}")
+        stored = await self._stored(task_id, owner)
         return stored.task, stored.seq
 
-    async def cancel(self, task_id: str) -> Task:
-        """Ask the agent to stop, then make sure the task ends canceled."""
-        run = self._runs.get(task_id)
-        if run is not None and run.task is not None:
+    async def cancel(self, task_id: str, owner: str | None = None) -> Task:
+        """Ask the agent to stop, then make sure the task ends canceled (another caller than
+        `owner`, when given, gets TaskNotFound)."""
+        run = self._live(task_id, owner)
+        if run is not None:
             return await self._cancel_run(run)
-        stored = await self.store.get(task_id)
-        if stored is None:
-            raise TaskNotFound(f"no task with id {task_id!r}")
+        stored = await self._stored(task_id, owner)
         state = stored.task.status.state
         if state.is_terminal:
             raise TaskNotCancelable(f"task {task_id} is already {state.value}")
@@ -358,7 +390,7 @@ class TaskRuntime:
         context = RequestContext(
             message=_placeholder(task), task_id=task.id, context_id=task.context_id, task=task
         )
-        return _Run(context, task, stored.seq)
+        return _Run(context, task, stored.seq, stored.owner)
 
     async def _cancel_run(self, run: _Run) -> Task:
         task = run.task
@@ -501,7 +533,7 @@ class TaskRuntime:
         if payload is None:
             payload = change.to_json()
         record = EventRecord(run.task_id, run.seq, change, final, payload)
-        saved = self.store.stage(run.task, run.seq, record)
+        saved = self.store.stage(run.task, run.seq, record, owner=run.owner)
         # Only a chunk appended to an artifact goes ahead of its save: a stream of them commits
         # many per transaction. Webhook bodies are made from the task as it is: with webhooks,
         # nothing goes ahead.

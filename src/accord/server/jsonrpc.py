@@ -21,6 +21,7 @@ from accord.codecs import (
     version_hint,
 )
 from accord.core import Inbound
+from accord.core.inbound import tenant_field
 from accord.errors import (
     A2AError,
     InvalidRequest,
@@ -99,6 +100,7 @@ class JsonRpcBinding:
                 query,
                 peer=peer_address(request.scope),
                 certificate=client_certificate(request.scope),
+                tenant=tenant_field(call.get("params")),
             )
             reply = await self.pipeline.run(
                 inbound,

@@ -10,6 +10,7 @@ from accord.auth import Security, SecurityAuthenticator
 from accord.server.authorization import Authorization
 from accord.server.limits import Limits, RunningTasks
 from accord.server.pipeline import Authenticator, Hook
+from accord.server.tenants import TenantCheck
 
 log = logging.getLogger("accord.server")
 
@@ -33,6 +34,8 @@ def secured(
         if authenticator is None:
             authenticator = SecurityAuthenticator(security)
         chain.append(Authorization(security, agent.card("").skills))
+    if authenticator is not None:
+        chain.append(TenantCheck(security.tenants if security is not None else None))
     if authenticator is not None and limits is not None:
         authenticator = limits.guarded(authenticator)
     if authenticator is None and agent.extended_card is not None:

@@ -26,6 +26,7 @@ from accord.codecs.rest import (
 from accord.codecs.rest_v0_3 import REST_V0_3
 from accord.codecs.rest_v1_0 import REST_V1_0
 from accord.core import Inbound
+from accord.core.inbound import tenant_field
 from accord.core.records import EventRecord, close_stream
 from accord.errors import (
     A2AError,
@@ -161,7 +162,7 @@ class RestBinding:
                 request.query_params,
                 peer=peer_address(request.scope),
                 certificate=client_certificate(request.scope),
-                tenant=tenant or _tenant_field(fields),
+                tenant=tenant or tenant_field(fields),
             )
             reply = await self.pipeline.run(
                 inbound, target, fields, base_url=lambda: str(request.base_url)
@@ -207,12 +208,6 @@ def _starlette_path(template: str) -> str:
 
 
 _PLAIN_FIELD = re.compile(r"\{(\w+)\}")
-
-
-def _tenant_field(fields: Mapping[str, Any]) -> str | None:
-    """The `tenant` member of a request message, when the path names none."""
-    tenant = fields.get("tenant")
-    return tenant if isinstance(tenant, str) and tenant else None
 
 
 async def _opened(records: AsyncIterator[EventRecord]) -> AsyncIterator[EventRecord]:

@@ -38,7 +38,9 @@ from accord.types import (
 
 class A2AService:
     """Every A2A operation, once (the `Operations` the codecs name): validation, agent
-    capabilities, history trimming."""
+    capabilities, history trimming, and tenant isolation: each operation on a task reads it
+    as its caller's (`call.principal.owner`), so another caller's task is TaskNotFound and
+    never listed."""
 
     def __init__(
         self, agent: Agent, runtime: TaskRuntime, interfaces: ServedInterfaces | None = None
@@ -77,7 +79,7 @@ class A2AService:
                     break
         finally:
             execution.close()
-        task = execution.task or await self.runtime.get_task(execution.task_id)
+        task = execution.task or await self.runtime.get_task(execution.task_id, _owner(call))
         return await _shaped(with_history(task, _history_length(params)), params, call)
 
     async def stream_message(
@@ -98,11 +100,12 @@ class A2AService:
 
     async def get_task(self, params: TaskQueryParams, call: CallContext) -> Task:
         """A task's current state."""
-        return with_history(await self.runtime.get_task(params.id), params.history_length)
+        task = await self.runtime.get_task(params.id, _owner(call))
+        return with_history(task, params.history_length)
 
     async def cancel_task(self, params: TaskIdParams, call: CallContext) -> Task:
         """Cancel a task that has not finished."""
-        return await self.runtime.cancel(params.id)
+        return await self.runtime.cancel(params.id, _owner(call))
 
     async def resubscribe(
         self, params: TaskIdParams, call: CallContext
@@ -110,12 +113,13 @@ class A2AService:
         """Follow a running task again: its current state (or, for a reconnecting stream,
         the events it missed), then each change."""
         self._require_streaming()
-        records = await _primed(self.runtime.watch(params.id, call.last_event_id))
+        records = await _primed(self.runtime.watch(params.id, call.last_event_id, _owner(call)))
         return _shaped_events(records, params, call)
 
     async def list_tasks(self, params: ListTasksParams, call: CallContext) -> TaskPage:
         """Tasks matching a query, most recently updated first, one page at a time."""
-        page = await self.runtime.store.list_tasks(params.query)
+        query = replace(params.query, owner=_owner(call))
+        page = await self.runtime.store.list_tasks(query)
         return replace(page, tasks=[_listed(task, params) for task in page.tasks])
 
     async def set_push_config(
@@ -127,7 +131,7 @@ class A2AService:
     ) -> TaskPushNotificationConfig:
         """Add (or replace, by id) a webhook of a task; a config without id gets one. The
         webhook is sent updates in the payload format `push_format` (chosen by the codec)."""
-        await self._push_task(params.task_id)
+        await self._push_task(params.task_id, call)
         target = await self.runtime.store.set_push_config(
             params.task_id, PushTarget(params.push_notification_config, push_format)
         )
@@ -138,12 +142,13 @@ class A2AService:
         self, params: GetTaskPushNotificationConfigParams, call: CallContext
     ) -> TaskPushNotificationConfig:
         """One webhook of a task (without a config id: the first one set)."""
-        await self._push_task(params.id)
+        owner = await self._push_task(params.id, call)
         config_id = params.push_notification_config_id
         if config_id is None:
-            target = next(iter(await self.runtime.store.list_push_configs(params.id)), None)
+            targets = await self.runtime.store.list_push_configs(params.id, owner)
+            target = next(iter(targets), None)
         else:
-            target = await self.runtime.store.get_push_config(params.id, config_id)
+            target = await self.runtime.store.get_push_config(params.id, config_id, owner)
         if target is None:
             which = "" if config_id is None else f" {config_id!r}"
             raise TaskNotFound(f"task {params.id} has no push notification config{which}")
@@ -153,16 +158,17 @@ class A2AService:
         self, params: ListTaskPushNotificationConfigParams, call: CallContext
     ) -> list[TaskPushNotificationConfig]:
         """Every webhook of a task, in the order they were first set."""
-        await self._push_task(params.id)
-        targets = await self.runtime.store.list_push_configs(params.id)
+        owner = await self._push_task(params.id, call)
+        targets = await self.runtime.store.list_push_configs(params.id, owner)
         return [_bound(params.id, target) for target in targets]
 
     async def delete_push_config(
         self, params: DeleteTaskPushNotificationConfigParams, call: CallContext
     ) -> None:
         """Remove a webhook of a task; removing one that is not there is not an error."""
-        await self._push_task(params.id)
-        await self.runtime.store.delete_push_config(params.id, params.push_notification_config_id)
+        owner = await self._push_task(params.id, call)
+        config_id = params.push_notification_config_id
+        await self.runtime.store.delete_push_config(params.id, config_id, owner)
         self.runtime.push_configs_changed(params.id)
 
     async def get_extended_card(self, params: None, call: CallContext) -> AgentCard:
@@ -201,10 +207,13 @@ class A2AService:
             self.runtime.push_configs_changed(execution.task_id)
         return execution
 
-    async def _push_task(self, task_id: str) -> None:
-        """Push config operations need the capability and an existing task."""
+    async def _push_task(self, task_id: str, call: CallContext) -> str:
+        """Push config operations need the capability and an existing task of the caller's;
+        the caller's owner for the store's queries."""
         self._require_push()
-        await self.runtime.get_task(task_id)
+        owner = _owner(call)
+        await self.runtime.get_task(task_id, owner)
+        return owner
 
     def _require_push(self) -> None:
         if not self._template.capabilities.push_notifications:
@@ -221,6 +230,11 @@ class A2AService:
                 f"the agent produces {', '.join(self._template.default_output_modes)}; "
                 f"none of the accepted output modes ({', '.join(accepted)}) match"
             )
+
+
+def _owner(call: CallContext) -> str:
+    """What the caller's tasks are stored under."""
+    return call.principal.owner
 
 
 def with_history(task: Task, history_length: int | None) -> Task:

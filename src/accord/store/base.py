@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
+from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.query import TaskPage, TaskQuery
 from accord.core.records import EventRecord
@@ -30,10 +31,12 @@ class StaleTaskError(RuntimeError):
 
 @dataclass(slots=True, frozen=True)
 class StoredTask:
-    """A task as last saved, with the sequence number of the last event applied to it."""
+    """A task as last saved, with the sequence number of the last event applied to it and
+    its owner."""
 
     task: Task
     seq: int
+    owner: str = ANONYMOUS_OWNER
 
 
 class TaskStore(ABC):
@@ -45,22 +48,46 @@ class TaskStore(ABC):
     at `seq` requires the stored task to be at `seq - 1` (absent when `seq` is 1), else
     `StaleTaskError` — two writers never silently overwrite each other. Tasks a store
     returns are owned by the runtime: callers that want to change one copy it first.
+
+    Every task has an owner (`Principal.owner` of the caller that created it), saved with
+    the task and never changed. Reads that take `owner` answer only that owner's tasks (and
+    their push configs), as if the others did not exist; `owner=None` reads every task (the
+    runtime's own bookkeeping).
     """
 
     @abstractmethod
-    async def get(self, task_id: str) -> StoredTask | None:
-        """The task with `task_id`, or None when there is none."""
+    async def get(self, task_id: str, owner: str | None = None) -> StoredTask | None:
+        """The task with `task_id` (of `owner`, when given), or None when there is none."""
 
     @abstractmethod
-    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
-        """Create or update `task` as of event `seq`, appending `record` to its event log.
+    async def save(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = ANONYMOUS_OWNER,
+    ) -> None:
+        """Create or update `task` as of event `seq`, appending `record` to its event log; a
+        new task (`seq` 1) belongs to `owner`, which later saves leave as it is.
 
         Raises StaleTaskError when the stored task is not at `seq - 1`.
         """
 
+    @abstractmethod
+    async def context_owner(self, context_id: str) -> str | None:
+        """The owner of the tasks in context `context_id`, or None when it has none."""
+
     _last_staged: Future[None] | None = None
 
-    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+    def stage(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = ANONYMOUS_OWNER,
+    ) -> Future[None]:
         """Start saving `task` as of event `seq` (as `save` does); the future completes once
         it is saved, or fails with what `save` would raise.
 
@@ -74,7 +101,7 @@ class TaskStore(ABC):
         async def save_in_turn() -> None:
             if previous is not None:
                 await asyncio.wait([previous])
-            await self.save(copy, seq, record)
+            await self.save(copy, seq, record, owner=owner)
 
         self._last_staged = asyncio.ensure_future(save_in_turn())
         return self._last_staged
@@ -85,25 +112,31 @@ class TaskStore(ABC):
 
     @abstractmethod
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
-        """Tasks matching `query`, most recently updated first, one page at a time."""
+        """Tasks matching `query` (of `query.owner`, when set), most recently updated first,
+        one page at a time."""
 
     # Push configs are kept as PushTargets: the config with the name of the payload format
-    # its webhook wants, an opaque string the store keeps as it was given.
+    # its webhook wants, an opaque string the store keeps as it was given. Reads given an
+    # `owner` see the configs of that owner's tasks only.
 
     @abstractmethod
     async def set_push_config(self, task_id: str, target: PushTarget) -> PushTarget:
         """Add or replace (by id) a push config of a task; a config without id gets one."""
 
     @abstractmethod
-    async def get_push_config(self, task_id: str, config_id: str) -> PushTarget | None:
+    async def get_push_config(
+        self, task_id: str, config_id: str, owner: str | None = None
+    ) -> PushTarget | None:
         """One push config of a task, or None."""
 
     @abstractmethod
-    async def list_push_configs(self, task_id: str) -> list[PushTarget]:
+    async def list_push_configs(self, task_id: str, owner: str | None = None) -> list[PushTarget]:
         """All push configs of a task, in the order they were first set."""
 
     @abstractmethod
-    async def delete_push_config(self, task_id: str, config_id: str) -> bool:
+    async def delete_push_config(
+        self, task_id: str, config_id: str, owner: str | None = None
+    ) -> bool:
         """Remove one push config of a task; False when there was none."""
 
     # Runners: which replica runs which task, and which replicas are alive. A task that is

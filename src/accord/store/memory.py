@@ -6,6 +6,7 @@ import asyncio
 from asyncio import Future
 from datetime import UTC, datetime
 
+from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
 from accord.core.records import EventRecord
@@ -37,10 +38,10 @@ def _seq(entry: StoredTask | _Finished) -> int:
     return entry.seq if isinstance(entry, StoredTask) else entry[0]
 
 
-def _stored(entry: StoredTask | _Finished) -> StoredTask:
+def _stored(entry: StoredTask | _Finished, owner: str) -> StoredTask:
     if isinstance(entry, StoredTask):
         return entry
-    return StoredTask(Task.model_validate_json(entry[1]), entry[0])
+    return StoredTask(Task.model_validate_json(entry[1]), entry[0], owner)
 
 
 class InMemoryTaskStore(TaskStore):
@@ -55,38 +56,72 @@ class InMemoryTaskStore(TaskStore):
         self._finished_at: dict[str, datetime] = {}
         self._events: dict[str, list[_Logged]] = {}
         self._push: dict[str, dict[str, PushTarget]] = {}
+        # Owners other than the anonymous one, by task, and the owner of each context.
+        self._owners: dict[str, str] = {}
+        self._context_owners: dict[str, str] = {}
         self._runners: dict[str, str] = {}
         self._alive_until: dict[str, datetime] = {}
 
-    async def get(self, task_id: str) -> StoredTask | None:
+    async def get(self, task_id: str, owner: str | None = None) -> StoredTask | None:
         entry = self._tasks.get(task_id)
-        return _stored(entry) if entry is not None else None
+        if entry is None or not self._owned(task_id, owner):
+            return None
+        return _stored(entry, self._owner(task_id))
 
-    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
-        self._save(task, seq, record)
+    def _owner(self, task_id: str) -> str:
+        return self._owners.get(task_id, ANONYMOUS_OWNER)
 
-    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
+    def _owned(self, task_id: str, owner: str | None) -> bool:
+        return owner is None or self._owner(task_id) == owner
+
+    async def context_owner(self, context_id: str) -> str | None:
+        return self._context_owners.get(context_id)
+
+    async def save(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = ANONYMOUS_OWNER,
+    ) -> None:
+        self._save(task, seq, record, owner)
+
+    def stage(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = ANONYMOUS_OWNER,
+    ) -> Future[None]:
         # Saved before this returns: the store keeps the caller's task itself, as `save` does.
         saved = asyncio.get_running_loop().create_future()
         try:
-            self._save(task, seq, record)
+            self._save(task, seq, record, owner)
         except StaleTaskError as error:
             saved.set_exception(error)
         else:
             saved.set_result(None)
         return saved
 
-    def _save(self, task: Task, seq: int, record: EventRecord | None) -> None:
+    def _save(self, task: Task, seq: int, record: EventRecord | None, owner: str) -> None:
         entry = self._tasks.get(task.id)
         current = _seq(entry) if entry is not None else 0
         if current != seq - 1:
             raise StaleTaskError(f"task {task.id} is at event {current}, not {seq - 1}")
+        if entry is None:
+            if owner != ANONYMOUS_OWNER:
+                self._owners[task.id] = owner
+            self._context_owners.setdefault(task.context_id, owner)
+        else:
+            owner = self._owner(task.id)
         now = datetime.now(UTC)
         if task.status.state.is_terminal:
             self._tasks[task.id] = _finished(task, seq)
             self._finished_at[task.id] = now
         else:
-            self._tasks[task.id] = StoredTask(task, seq)
+            self._tasks[task.id] = StoredTask(task, seq, owner)
         if record is not None:
             log = self._events.setdefault(task.id, [])
             log.append((now, record.seq, record.final, record.payload))
@@ -104,6 +139,8 @@ class InMemoryTaskStore(TaskStore):
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         matching: list[tuple[Cursor, StoredTask | _Finished]] = []
         for task_id, entry in self._tasks.items():
+            if not self._owned(task_id, query.owner):
+                continue
             context_id, state, updated = (
                 _listing(entry.task) if isinstance(entry, StoredTask) else entry[2:]
             )
@@ -121,7 +158,7 @@ class InMemoryTaskStore(TaskStore):
         page = matching[start : start + query.page_size]
         more = start + query.page_size < len(matching)
         return TaskPage(
-            tasks=[_stored(entry).task for _, entry in page],
+            tasks=[_stored(entry, ANONYMOUS_OWNER).task for _, entry in page],
             next_page_token=page[-1][0].encode() if more else "",
             page_size=query.page_size,
             total_size=len(matching),
@@ -133,14 +170,24 @@ class InMemoryTaskStore(TaskStore):
         self._push.setdefault(task_id, {})[target.config.id] = target
         return target
 
-    async def get_push_config(self, task_id: str, config_id: str) -> PushTarget | None:
-        return self._push.get(task_id, {}).get(config_id)
+    async def get_push_config(
+        self, task_id: str, config_id: str, owner: str | None = None
+    ) -> PushTarget | None:
+        return self._push_of(task_id, owner).get(config_id)
 
-    async def list_push_configs(self, task_id: str) -> list[PushTarget]:
-        return list(self._push.get(task_id, {}).values())
+    async def list_push_configs(self, task_id: str, owner: str | None = None) -> list[PushTarget]:
+        return list(self._push_of(task_id, owner).values())
 
-    async def delete_push_config(self, task_id: str, config_id: str) -> bool:
-        return self._push.get(task_id, {}).pop(config_id, None) is not None
+    async def delete_push_config(
+        self, task_id: str, config_id: str, owner: str | None = None
+    ) -> bool:
+        return self._push_of(task_id, owner).pop(config_id, None) is not None
+
+    def _push_of(self, task_id: str, owner: str | None) -> dict[str, PushTarget]:
+        """The push configs of a task, none when `owner` is given and does not own it."""
+        if owner is not None and (task_id not in self._tasks or not self._owned(task_id, owner)):
+            return {}
+        return self._push.get(task_id, {})
 
     async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
         self._alive_until[replica_id] = expires_at
@@ -177,7 +224,10 @@ class InMemoryTaskStore(TaskStore):
                 events += len(self._events.pop(task_id, ()))
                 self._push.pop(task_id, None)
                 self._runners.pop(task_id, None)
+                self._owners.pop(task_id, None)
                 tasks += 1
+            if tasks:
+                self._forget_empty_contexts()
         if self.retention.event_ttl is not None:
             cutoff = now - self.retention.event_ttl
             for log in self._events.values():
@@ -185,6 +235,15 @@ class InMemoryTaskStore(TaskStore):
                 events += len(log) - len(kept)
                 log[:] = kept
         return CleanupReport(tasks=tasks, events=events)
+
+    def _forget_empty_contexts(self) -> None:
+        contexts = {
+            entry.task.context_id if isinstance(entry, StoredTask) else entry[2]
+            for entry in self._tasks.values()
+        }
+        self._context_owners = {
+            context: owner for context, owner in self._context_owners.items() if context in contexts
+        }
 
     def __len__(self) -> int:
         return len(self._tasks)

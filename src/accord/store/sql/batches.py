@@ -42,7 +42,7 @@ class RunnerClaim:
 
 Write = TaskSave | RunnerClaim
 
-NEW_TASK_COLUMNS = (tasks.c.id.key, tasks.c.created_at.key, *TASK_CHANGES)
+NEW_TASK_COLUMNS = (tasks.c.id.key, tasks.c.created_at.key, tasks.c.owner.key, *TASK_CHANGES)
 """The columns of a task's row as its first save writes them."""
 
 # The statements of a batch: a save moves the row from `previous_seq` to its new seq.

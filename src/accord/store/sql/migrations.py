@@ -60,11 +60,25 @@ def _task_snapshots(connection: Connection) -> None:
     connection.execute(text("ALTER TABLE accord_tasks ADD COLUMN snapshot_seq BIGINT"))
 
 
+def _task_owners(connection: Connection) -> None:
+    collation = ' COLLATE "C"' if connection.dialect.name == "postgresql" else ""
+    connection.execute(
+        text(f"ALTER TABLE accord_tasks ADD COLUMN owner VARCHAR{collation} NOT NULL DEFAULT ''")
+    )
+    connection.execute(
+        text(
+            "CREATE INDEX ix_accord_tasks_owner_listing"
+            " ON accord_tasks (owner, updated_at DESC, id DESC)"
+        )
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
     Migration(
         3, "task JSON in a table of its own; artifact chunks fold in on read", _task_snapshots
     ),
+    Migration(4, "tasks belong to the caller that created them", _task_owners),
 )
 """The steps after the baseline, oldest first."""
 

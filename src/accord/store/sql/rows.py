@@ -48,12 +48,13 @@ def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
 
 
 def stored_task(row: Any, tail: Sequence[bytes] = ()) -> StoredTask:
-    """A task read with its JSON (columns `task` and `seq`) as the store returns it, with the
-    payloads of the artifact updates logged after that JSON (`tail`, in order) folded in."""
+    """A task read with its JSON (columns `task`, `seq` and `owner`) as the store returns it,
+    with the payloads of the artifact updates logged after that JSON (`tail`, in order)
+    folded in."""
     task = Task.model_validate_json(row.task)
     for payload in tail:
         merge_artifact(task, TaskArtifactUpdateEvent.model_validate_json(payload))
-    return StoredTask(task, row.seq)
+    return StoredTask(task, row.seq, row.owner)
 
 
 def event_values(record: EventRecord, now: datetime) -> dict[str, Any]:

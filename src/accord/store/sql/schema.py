@@ -70,8 +70,12 @@ tasks = Table(
     # The event its JSON in accord_task_snapshots is as of, when that is not `seq`: the log
     # after it holds artifact updates only, which reads fold in (accord.store.sql.snapshots).
     Column("snapshot_seq", BigInteger, nullable=True),
+    # Who created the task (`Principal.owner`): the only caller that reads it. '' for the
+    # anonymous owner, which every task stored before schema version 4 gets.
+    Column("owner", _key(), nullable=False, server_default=""),
 )
 Index("ix_accord_tasks_listing", tasks.c.updated_at.desc(), tasks.c.id.desc())
+Index("ix_accord_tasks_owner_listing", tasks.c.owner, tasks.c.updated_at.desc(), tasks.c.id.desc())
 Index(
     "ix_accord_tasks_context_listing",
     tasks.c.context_id,

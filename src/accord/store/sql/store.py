@@ -25,6 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery
 from accord.core.records import EventRecord
@@ -58,7 +59,7 @@ from accord.types import Task
 
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
-_TASK_READ = (tasks.c.id, task_snapshots.c.task, tasks.c.seq, tasks.c.snapshot_seq)
+_TASK_READ = (tasks.c.id, task_snapshots.c.task, tasks.c.seq, tasks.c.snapshot_seq, tasks.c.owner)
 """The columns a task is read from (in `_WITH_JSON`): its JSON, and which events to fold in."""
 _WITH_JSON = tasks.join(task_snapshots, task_snapshots.c.task_id == tasks.c.id)
 _FOLD_ATTEMPTS = 3
@@ -146,13 +147,16 @@ class SqlTaskStore(TaskStore):
 
     # --- tasks and their events -------------------------------------------------------------
 
-    async def get(self, task_id: str) -> StoredTask | None:
+    async def get(self, task_id: str, owner: str | None = None) -> StoredTask | None:
         async with self._reading() as connection:
-            return await self._read(connection, task_id)
+            row = (await connection.execute(_task_read(task_id, owner))).first()
+            return await self._folded(connection, row) if row is not None else None
 
-    async def _read(self, connection: AsyncConnection, task_id: str) -> StoredTask | None:
-        row = (await connection.execute(_task_read(task_id))).first()
-        return await self._folded(connection, row) if row is not None else None
+    async def context_owner(self, context_id: str) -> str | None:
+        async with self._reading() as connection:
+            return await connection.scalar(
+                select(tasks.c.owner).where(tasks.c.context_id == context_id).limit(1)
+            )
 
     async def _folded(self, connection: AsyncConnection, row: Any) -> StoredTask | None:
         """The task of a row read with `_TASK_READ`, its log tail folded into its snapshot.
@@ -180,11 +184,25 @@ class SqlTaskStore(TaskStore):
                 return None
         raise RuntimeError(f"the event log of task {row.id} lacks events its row needs")
 
-    async def save(self, task: Task, seq: int, record: EventRecord | None = None) -> None:
-        await self.stage(task, seq, record)
+    async def save(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = ANONYMOUS_OWNER,
+    ) -> None:
+        await self.stage(task, seq, record, owner=owner)
 
-    def stage(self, task: Task, seq: int, record: EventRecord | None = None) -> Future[None]:
-        save = self._task_save(task, seq, record)
+    def stage(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = ANONYMOUS_OWNER,
+    ) -> Future[None]:
+        save = self._task_save(task, seq, record, owner)
         opening = self._saves_before_open
         if self._opened and (opening is None or opening.done()):
             committed = self._batch.enqueue(save)
@@ -194,7 +212,7 @@ class SqlTaskStore(TaskStore):
         committed.add_done_callback(lambda done: self._check_saved(task.id, done))
         return committed
 
-    def _task_save(self, task: Task, seq: int, record: EventRecord | None) -> TaskSave:
+    def _task_save(self, task: Task, seq: int, record: EventRecord | None, owner: str) -> TaskSave:
         """The rows a save writes, made now (the caller may change `task` next)."""
         now = datetime.now(UTC)
         event = event_values(record, now) if record is not None else None
@@ -206,7 +224,7 @@ class SqlTaskStore(TaskStore):
         snapshot = (known or task.to_json()).decode()
         values = task_values(task, seq, now)
         if seq == 1:
-            values.update(id=task.id, created_at=now)
+            values.update(id=task.id, created_at=now, owner=owner)
         else:
             values.update(task_id=task.id, previous_seq=seq - 1)
         terminal = task.status.state.is_terminal
@@ -292,30 +310,34 @@ class SqlTaskStore(TaskStore):
             )
         return target
 
-    async def get_push_config(self, task_id: str, config_id: str) -> PushTarget | None:
+    async def get_push_config(
+        self, task_id: str, config_id: str, owner: str | None = None
+    ) -> PushTarget | None:
         async with self._reading() as connection:
             result = await connection.execute(
                 select(push_configs.c.config, push_configs.c.payload_format).where(
-                    push_configs.c.task_id == task_id, push_configs.c.config_id == config_id
+                    *_push_of(task_id, owner), push_configs.c.config_id == config_id
                 )
             )
             row = result.first()
         return push_target(row) if row is not None else None
 
-    async def list_push_configs(self, task_id: str) -> list[PushTarget]:
+    async def list_push_configs(self, task_id: str, owner: str | None = None) -> list[PushTarget]:
         async with self._reading() as connection:
             result = await connection.execute(
                 select(push_configs.c.config, push_configs.c.payload_format)
-                .where(push_configs.c.task_id == task_id)
+                .where(*_push_of(task_id, owner))
                 .order_by(push_configs.c.position)
             )
             return [push_target(row) for row in result]
 
-    async def delete_push_config(self, task_id: str, config_id: str) -> bool:
+    async def delete_push_config(
+        self, task_id: str, config_id: str, owner: str | None = None
+    ) -> bool:
         async with self._writing() as connection:
             result = await connection.execute(
                 delete(push_configs).where(
-                    push_configs.c.task_id == task_id, push_configs.c.config_id == config_id
+                    *_push_of(task_id, owner), push_configs.c.config_id == config_id
                 )
             )
         return bool(result.rowcount)
@@ -425,12 +447,24 @@ class SqlTaskStore(TaskStore):
         await connection.execute(delete(task_runners).where(~task_exists, ~runner_alive))
 
 
-def _task_read(task_id: str) -> Select[Any]:
-    return select(*_TASK_READ).select_from(_WITH_JSON).where(tasks.c.id == task_id)
+def _task_read(task_id: str, owner: str | None = None) -> Select[Any]:
+    read = select(*_TASK_READ).select_from(_WITH_JSON).where(tasks.c.id == task_id)
+    return read if owner is None else read.where(tasks.c.owner == owner)
+
+
+def _push_of(task_id: str, owner: str | None) -> list[ColumnElement[bool]]:
+    """The push configs of a task; with `owner`, only while that owner's task exists."""
+    of_task = [push_configs.c.task_id == task_id]
+    if owner is not None:
+        owned = select(tasks.c.id).where(tasks.c.id == task_id, tasks.c.owner == owner)
+        of_task.append(owned.exists())
+    return of_task
 
 
 def _filters(query: TaskQuery) -> list[ColumnElement[bool]]:
     filters: list[ColumnElement[bool]] = []
+    if query.owner is not None:
+        filters.append(tasks.c.owner == query.owner)
     if query.context_id is not None:
         filters.append(tasks.c.context_id == query.context_id)
     if query.state is not None:
