@@ -523,3 +523,35 @@ def test_unusable_ui_credentials_are_refused_in_words(stack: ExitStack) -> None:
             answer = httpx.post(ui + path, json={"url": guarded, **body})
             assert answer.status_code == 400, answer.text
             assert error in answer.json()["error"]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("accord.host") is None,
+    reason="accord.host (the multi-agent host) is not in this build",
+)
+def test_an_agent_added_with_a_key_is_registered_with_the_host_with_it(
+    stack: ExitStack, page: Page, tmp_path: Path
+) -> None:
+    from accord.host import host_agent
+
+    guarded = stack.enter_context(
+        serve_app(create_app(guarded_echo(Security(ApiKey({UI_KEY: "team-a"})))))
+    )
+    host_url = stack.enter_context(
+        serve_app(create_app(host_agent(registry=tmp_path / "agents.json", agents=[])))
+    )
+    ui = serve_ui(stack, host_url)
+    page.goto(ui + "/agents")
+    expect(page.locator("[data-agent] h2", has_text="Delegates to")).to_have_count(1)
+    page.fill("#add-agent [name=url]", guarded)
+    page.select_option("#add-agent [name=credential-kind]", "apiKey")
+    page.fill("#add-agent [name=credential-secret]", UI_KEY)
+    page.click("text=Add agent")
+    expect(page.locator("#agent-message")).to_contain_text("registered with Host")
+    listed = httpx.get(host_url + "/host/agents").json()
+    assert [(a["url"], a.get("credentials")) for a in listed] == [(guarded, ["apiKey"])]
+
+    start_conversation(page, ui, "@guarded echo through the host")
+    turn = turns(page).nth(0)
+    expect(turn.locator("[data-state]")).to_have_text("completed")
+    expect(turn).to_contain_text("Guarded: echo through the host")
