@@ -15,6 +15,7 @@ from jsonschema import Draft7Validator
 from accord import Agent
 from accord.codecs import card_v1_0, v0_3
 from accord.codecs.card import overlay, union_card
+from accord.keys import StaticKeys, verify_card
 from accord.samples import echo
 from accord.server.interfaces import ServedInterfaces
 from accord.types import (
@@ -239,7 +240,8 @@ async def test_a_request_naming_1_0_gets_exactly_the_1_0_card(
     assert response.status_code == 200
     card = response.json()
     assert_valid_v1("AgentCard", card)  # the 1.0 schema allows no member it does not define
-    assert card == without(union.json(), ONLY_V0_3)
+    assert unsigned(card) == unsigned(without(union.json(), ONLY_V0_3))
+    await assert_signed(http, card)  # each shape carries a signature of exactly what it says
     assert response.headers["vary"] == union.headers["vary"] == "A2A-Version"
     assert response.headers["etag"] != union.headers["etag"]
     again = await http.get(
@@ -485,7 +487,9 @@ async def test_1_0_gets_the_extended_card_as_a_1_0_card(http: httpx.AsyncClient)
         {"schemes": {"oauth": {"list": ["tasks"]}}}
     ]
     assert not ONLY_V0_3["card"] & set(card)
-    assert card == without((await http.get(EXTENDED_PATH)).json(), ONLY_V0_3)
+    served = (await http.get(EXTENDED_PATH)).json()
+    assert unsigned(card) == unsigned(without(served, ONLY_V0_3))
+    await assert_signed(http, card)
 
 
 async def test_0_3_gets_the_extended_card_as_a_0_3_card(
@@ -494,7 +498,20 @@ async def test_0_3_gets_the_extended_card_as_a_0_3_card(
     card = await rpc_result(http, "agent/getAuthenticatedExtendedCard", "0.3")
     assert_valid_v0_3(card, schema_errors)
     assert card["name"] == "Auditor (members)"
-    assert card == without((await http.get(EXTENDED_PATH)).json(), ONLY_V1_0)
+    served = (await http.get(EXTENDED_PATH)).json()
+    assert unsigned(card) == unsigned(without(served, ONLY_V1_0))
+    await assert_signed(http, card)
+
+
+def unsigned(card: Json) -> Json:
+    return {name: value for name, value in card.items() if name != "signatures"}
+
+
+async def assert_signed(http: httpx.AsyncClient, card: Json) -> None:
+    """Each shape of the card carries a signature of its own, by the served keys."""
+    keys = StaticKeys((await http.get("/.well-known/jwks.json")).json())
+    assert len(card["signatures"]) == 1
+    await verify_card(card, keys)
 
 
 def test_each_version_can_say_anything_the_canonical_card_holds(

@@ -25,19 +25,14 @@ from live_server import serve_app
 from served_process import accord_command, free_port
 
 COMMANDS = [
-    "serve",
-    "db upgrade",
-    "host",
-    "card",
-    "send",
-    "chat",
-    "get",
-    "cancel",
-    "tasks",
-    "ui",
-    "demo",
+    *("serve", "db upgrade", "host", "card show", "card verify", "send", "chat", "get"),
+    *("cancel", "tasks", "ui", "demo", "keys new", "keys list", "keys rotate"),
+    *("push listen", "push set", "push get", "push list", "push delete"),
 ]
-TALKING = ["card", "send", "chat", "get", "cancel", "tasks"]
+TALKING = [
+    *("card show", "send", "chat", "get", "cancel", "tasks"),
+    *("push set", "push get", "push list", "push delete"),
+]
 
 
 def invoke(*args: str, stdin: str | None = None) -> Result:
@@ -100,8 +95,10 @@ def test_accord_version() -> None:
 
 @pytest.mark.parametrize("command", TALKING)
 def test_every_command_that_talks_to_an_agent_has_the_same_options(command: str) -> None:
-    group = typer.main.get_command(app)
-    params = {p.name: p for p in group.commands[command].params}  # type: ignore[attr-defined]
+    found = typer.main.get_command(app)
+    for name in command.split():  # `card show`: the command `show` of the group `card`
+        found = found.commands[name]  # type: ignore[attr-defined]
+    params = {p.name: p for p in found.params}
 
     assert params["url"].metavar == "URL"
     assert {"transport", "version"} <= set(params)

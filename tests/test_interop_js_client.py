@@ -14,7 +14,7 @@ from accord.types import TaskState
 from agents_for_tests import AsksThenCompletes, GatedStreamer, NeverFinishes, Switchboard
 from js_peer import drive
 from live_server import serve_app
-from webhooks import NotificationHook, receiving
+from webhooks import LOOPBACK, NotificationHook, receiving
 
 EVERY_INTERFACE = [
     ("JSONRPC", "1.0"),
@@ -61,7 +61,7 @@ def served() -> Iterator[Served]:
     agent = Agent(
         executor, name="Interop", push_notifications=True, extended_card=extended.card("")
     )
-    with serve_app(agent.app(grpc_port=0)) as url:
+    with serve_app(agent.app(grpc_port=0, push_allow=LOOPBACK)) as url:
         yield Served(url, never_finishes, streamer)
 
 

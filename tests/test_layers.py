@@ -25,8 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "codecs": CORE,
     "store": CORE,
     "keys": BASE,
+    "push": BASE | {"keys"},
     "auth": CORE | {"keys"},
-    "runtime": CORE | {"agents", "store"},
+    "runtime": CORE | {"agents", "store", "keys"},
     "server": CORE | {"agents", "codecs", "store", "runtime", "grpc", "keys", "auth"},
     "grpc": CORE | {"codecs", "server"},
     "client": CORE | {"codecs", "grpc", "keys"},
@@ -153,7 +154,9 @@ def test_the_client_uses_only_the_grpc_service_tables() -> None:
     assert grpc_imports <= {"accord.grpc", "accord.grpc.services"}
 
 
-@pytest.mark.parametrize("statement", ["import accord.client", "from accord import Client"])
+@pytest.mark.parametrize(
+    "statement", ["import accord.client", "from accord import Client", "import accord.push"]
+)
 def test_a_client_script_loads_no_server(statement: str) -> None:
     check = (
         f"import sys\n{statement}\n"

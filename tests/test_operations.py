@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from accord import Agent, AgentExecutor, create_app
+from accord.keys import CardSignatureError, StaticKeys, verify_card
 from accord.samples import echo
 from accord.types import TaskState, new_id
 from agents_for_tests import (
@@ -473,6 +474,18 @@ async def test_list_tasks_refuses_a_page_size_out_of_range(wire: Wire) -> None:
     assert refused.value.fields == ["pageSize"]
 
 
+@over()
+async def test_the_extended_card_carries_a_signature_of_what_each_wire_says(
+    wire: Wire, full_server: Server
+) -> None:
+    card = await wire.call(wire.NAMES["card"], {} if wire.version == "1.0" else None)
+    async with httpx.AsyncClient() as http:
+        jwks = (await http.get(f"{full_server.base_url}/.well-known/jwks.json")).json()
+    assert await verify_card(card, StaticKeys(jwks))
+    with pytest.raises(CardSignatureError):
+        await verify_card({**card, "name": "someone else"}, StaticKeys(jwks))
+
+
 # --- push notification configs ---------------------------------------------------------------
 
 
@@ -489,6 +502,31 @@ async def test_push_configs_set_get_list_delete(wire: Wire) -> None:
     with pytest.raises(Refused) as gone:
         await wire.get_push(task.id, "hook-1")
     assert gone.value.reason == "TASK_NOT_FOUND"
+
+
+@over()
+@pytest.mark.parametrize(
+    ("url", "token", "field", "reason"),
+    [
+        ("http://169.254.169.254/latest/meta-data/", "t", "url", "cloud metadata"),
+        ("http://[::ffff:127.0.0.1]:8080/hook", "t", "url", "loopback"),
+        ("http://localhost:8080/hook", "t", "url", "loopback"),
+        ("http://10.0.0.8/hook", "t", "url", "private"),
+        ("http://[::1", "t", "url", "does not parse"),
+        ("file:///etc/passwd", "t", "url", "scheme"),
+        (HOOK, "tök", "token", "printable ASCII"),
+    ],
+)
+async def test_a_push_config_no_webhook_may_have_is_invalid_params(
+    wire: Wire, url: str, token: str, field: str, reason: str
+) -> None:
+    task = await finished_task(wire)
+    with pytest.raises(Refused) as refused:
+        await wire.set_push(task.id, "hook", url, token)
+    assert refused.value.reason == "INVALID_PARAMS"
+    assert f"`{field}`" in refused.value.message and reason in refused.value.message
+    assert refused.value.fields in ([], [field])
+    assert await wire.list_push(task.id) == []
 
 
 @over()

@@ -15,7 +15,7 @@ from rest import connect_rest
 from rpc import Json, connect, live, send_params, served
 from rpc_v1_0 import assert_valid_v1, connect_v1, live_v1, send_v1, text_v1
 from stores import Backend, sql_backend_fixture  # noqa: F401 - fixtures
-from webhooks import Webhook, receiving
+from webhooks import LOOPBACK, Webhook, receiving
 
 
 def pushing(base: Agent) -> Agent:
@@ -30,7 +30,7 @@ def push_config(url: str, **extra: Any) -> dict[str, Any]:
 async def test_each_status_change_reaches_the_webhook_with_its_credentials() -> None:
     hook = Webhook()
     with receiving(hook) as url:
-        async with live(pushing(echo)) as client:
+        async with live(pushing(echo), push_allow=LOOPBACK) as client:
             config = push_config(
                 url, authentication={"schemes": ["Bearer"], "credentials": "s3cret"}
             )
@@ -50,7 +50,9 @@ async def test_each_status_change_reaches_the_webhook_with_its_credentials() -> 
 async def test_a_config_set_on_a_waiting_task_gets_its_later_updates() -> None:
     hook = Webhook()
     with receiving(hook) as url:
-        async with live(pushing(Agent(AsksThenCompletes(), name="asker"))) as client:
+        async with live(
+            pushing(Agent(AsksThenCompletes(), name="asker")), push_allow=LOOPBACK
+        ) as client:
             task = await client.send("hi")
             assert task["status"]["state"] == "input-required"
             await client.result(
@@ -67,7 +69,7 @@ async def test_a_config_set_on_a_waiting_task_gets_its_later_updates() -> None:
 async def test_a_failing_webhook_is_retried_and_never_harms_the_task() -> None:
     hook = Webhook(failures=1)
     with receiving(hook) as url:
-        async with live(pushing(echo)) as client:
+        async with live(pushing(echo), push_allow=LOOPBACK) as client:
             task = await client.result(
                 "message/send", send_params("x", configuration=push_config(url))
             )
@@ -108,7 +110,7 @@ async def test_1_0_webhooks_get_each_event_and_0_3_ones_the_task_on_status_chang
 ) -> None:
     streamer = GatedStreamer(chunks=2)
     v1_hook, v03_hook = StreamResponseWebhook(), Webhook()
-    app = create_app(pushing(Agent(streamer, name="streamer")))
+    app = create_app(pushing(Agent(streamer, name="streamer")), push_allow=LOOPBACK)
     with receiving(v1_hook) as v1_url, receiving(v03_hook) as v03_url, served(app) as base_url:
         async with connect_v1(base_url) as v1, connect(base_url) as v03:
             sent = send_v1("go", configuration={"returnImmediately": True})
@@ -151,7 +153,7 @@ async def test_1_0_webhooks_get_each_event_and_0_3_ones_the_task_on_status_chang
 async def test_a_1_0_webhook_sent_with_a_streamed_message_gets_what_the_stream_gets() -> None:
     hook = StreamResponseWebhook()
     with receiving(hook) as url:
-        async with live_v1(pushing(echo)) as v1:
+        async with live_v1(pushing(echo), push_allow=LOOPBACK) as v1:
             params = send_v1("hello", configuration={"taskPushNotificationConfig": {"url": url}})
             async with v1.stream("SendStreamingMessage", params) as stream:
                 streamed = [event.result for event in await stream.rest()]
@@ -168,12 +170,16 @@ async def test_a_webhook_keeps_its_version_when_the_server_restarts(sql_backend:
     asker = pushing(Agent(AsksThenCompletes(), name="asker"))
     hook = StreamResponseWebhook()
     with receiving(hook) as url:
-        async with live_v1(asker, store=SqlTaskStore(sql_backend.engine())) as v1:
+        async with live_v1(
+            asker, store=SqlTaskStore(sql_backend.engine()), push_allow=LOOPBACK
+        ) as v1:
             task = (await v1.result("SendMessage", send_v1("hi")))["task"]
             assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
             await v1.result("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": url})
         # Another server on the same database; a 0.3 client sends the answer.
-        async with live(asker, store=SqlTaskStore(sql_backend.engine())) as v03:
+        async with live(
+            asker, store=SqlTaskStore(sql_backend.engine()), push_allow=LOOPBACK
+        ) as v03:
             await v03.send("Ada", task_id=task["id"])
             await hook.reached("TASK_STATE_COMPLETED").wait()
 

@@ -15,6 +15,7 @@ from accord.errors import UnsupportedOperation
 from accord.runtime import InProcessEventBus, TaskRuntime
 from accord.runtime.push import PushSender
 from accord.runtime.redis_bus import RedisEventBus
+from accord.runtime.webhook_guard import WebhookGuard
 from accord.store import InMemoryTaskStore, TaskStore
 from accord.types import (
     Message,
@@ -27,7 +28,7 @@ from accord.types import (
 )
 from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer, NeverFinishes
 from services import redis_url
-from webhooks import Webhook, receiving
+from webhooks import LOOPBACK, Webhook, receiving
 
 
 class CountsRuns(AgentExecutor):
@@ -249,8 +250,9 @@ async def test_push_notifications_go_out_once_not_once_per_replica(
     hook = Webhook()
     agent = GatedStreamer(chunks=1)
     with receiving(hook) as webhook_url:
-        a = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender()))
-        b = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender()))
+        guard = WebhookGuard(LOOPBACK)
+        a = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard)))
+        b = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard)))
         try:
             params = send_params()
             params.configuration = MessageSendConfiguration(

@@ -19,13 +19,22 @@ from accord.types import Task, TaskState, TaskStatusUpdateEvent, adapters
 from agents_for_tests import Gate
 from live_server import serve_app
 
+LOOPBACK = ["127.0.0.1"]
+"""The `push_allow` of servers whose webhooks are these receivers, on loopback."""
+
 
 @dataclass
 class Webhook:
-    """A webhook receiver: records every POST; answers `failures` times with 500 first."""
+    """A webhook receiver: records every POST; answers `failures` times with 500 first.
+
+    `calls` holds each accepted notification's headers and parsed body, `received` its
+    headers and exact bytes, `tries` the headers of every POST, refused ones included.
+    """
 
     failures: int = 0
     calls: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    received: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
+    tries: list[dict[str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     gates: dict[str, Gate] = field(default_factory=dict)
 
@@ -35,12 +44,16 @@ class Webhook:
             return self.gates.setdefault(state, Gate(f"notification {state}"))
 
     async def handle(self, request: Request) -> Response:
-        body = json.loads(await request.body())
+        raw = await request.body()
+        body = json.loads(raw)
+        headers = dict(request.headers)
         with self.lock:
+            self.tries.append(headers)
             if self.failures > 0:
                 self.failures -= 1
                 return Response(status_code=500)
-            self.calls.append((dict(request.headers), body))
+            self.calls.append((headers, body))
+            self.received.append((headers, raw))
         state = self.state_of(body)
         if state is not None:
             self.reached(state).open()
@@ -85,6 +98,7 @@ class NotificationHook(Webhook):
 
 
 @contextmanager
-def receiving(hook: Webhook) -> Iterator[str]:
-    with serve_app(Starlette(routes=[Route("/hook", hook.handle, methods=["POST"])])) as url:
+def receiving(hook: Webhook, host: str = "127.0.0.1") -> Iterator[str]:
+    routes = [Route("/hook", hook.handle, methods=["POST"])]
+    with serve_app(Starlette(routes=routes), host=host) as url:
         yield url + "/hook"

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from accord.cli import chat as chat_session
+from accord.cli.card import card_app
 from accord.cli.conversation import ViewSettings
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.inputs import data_part, file_part
@@ -22,7 +23,7 @@ from accord.cli.output import new_console, print_json_line, show_card
 from accord.cli.turns import OutputChoice, Turn, show_task, take_turn
 from accord.core.query import MAX_PAGE_SIZE
 from accord.errors import A2AClientError
-from accord.types import Part, TaskState
+from accord.types import Part, PushNotificationConfig, TaskState
 
 app = typer.Typer()
 
@@ -37,7 +38,7 @@ SaveDir = Annotated[
 ]
 
 
-@app.command()
+@card_app.command("show")  # `accord card URL`; `accord card verify URL` checks its signature
 @reports_errors
 @talks_to_agent
 def card(agent: AgentAddress, json_output: JsonOutput = False) -> None:
@@ -90,6 +91,14 @@ def send(
     save_to: SaveDir = Path(),
     json_output: JsonOutput = False,
     verbose: VerboseOutput = False,
+    push_url: Annotated[
+        str | None,
+        typer.Option(metavar="URL", help="Have the task's updates POSTed to this webhook."),
+    ] = None,
+    push_token: Annotated[
+        str | None,
+        typer.Option(metavar="TOKEN", help="The webhook's X-A2A-Notification-Token."),
+    ] = None,
 ) -> None:
     """Send a message to an agent and show its answer.
 
@@ -107,7 +116,9 @@ def send(
         view = OutputChoice(json_output, verbose).view(new_console(), settings)
         can_stream = bool(agent_card.capabilities.streaming)
         streaming = can_stream and not json_output if stream is None else stream
-        take_turn(client, view, Turn(text, parts, task_id, context_id), streaming=streaming)
+        push = PushNotificationConfig(url=push_url, token=push_token) if push_url else None
+        turn = Turn(text, parts, task_id, context_id, push=push)
+        take_turn(client, view, turn, streaming=streaming)
 
 
 @app.command()

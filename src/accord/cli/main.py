@@ -11,6 +11,9 @@ from accord.cli import agent_commands, credentials, server_commands
 from accord.cli import demo as demo_launcher
 from accord.cli import host as host_command
 from accord.cli import ui as web_ui
+from accord.cli.card import card_app
+from accord.cli.keys import keys_app
+from accord.cli.push import push_app
 
 app = typer.Typer(
     name="accord",
@@ -25,6 +28,9 @@ app = typer.Typer(
 app.add_typer(server_commands.app)
 app.add_typer(server_commands.db, name="db")
 app.add_typer(agent_commands.app)
+app.add_typer(card_app, name="card")
+app.add_typer(keys_app, name="keys")
+app.add_typer(push_app, name="push")
 host_command.register(app)
 app.command()(web_ui.ui)
 app.command()(demo_launcher.demo)

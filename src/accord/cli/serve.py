@@ -21,6 +21,7 @@ from uvicorn.config import LOG_LEVELS
 from accord.agents import Agent
 from accord.cli.errors import BadArgument
 from accord.cli.ports import ensure_free
+from accord.cli.signing_options import TrustSettings
 from accord.cli.storage import StoreSettings, display_url, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.server.http_limits import HttpLimits
@@ -83,13 +84,16 @@ def run(
     limits: Limits | None = None,
     http_limits: HttpLimits | None = None,
     debug: bool = False,
+    trust: TrustSettings | None = None,
 ) -> None:
     """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
     (see `serve`); `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers,
     `http_limits` each connection; `debug` shows callers the errors of the agent and the
-    server (for development only)."""
+    server (for development only); an agent signs with the key store `trust` names."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
+    trust = trust if trust is not None else TrustSettings()
+    trust.check()
     found = find_target(target) if isinstance(target, str) else target
     options: dict[str, Any] = {}
     if tls is not None:
@@ -98,6 +102,8 @@ def run(
         options["limits"] = limits
     if debug:
         options["debug"] = True
+    if isinstance(found, Agent):
+        options.update(trust.app_options())
     serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits)
 
 

@@ -10,6 +10,8 @@ from accord.agents.agent import DEFAULT_PORT
 from accord.cli import serve as serving
 from accord.cli import serve_options, storage
 from accord.cli.errors import BadArgument, reports_errors
+from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSettings
+from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
 from accord.server.http_limits import HttpLimits
 from accord.store import DEFAULT_STORE_URL, Retention
@@ -125,6 +127,8 @@ def serve(
     debug: Annotated[
         bool, typer.Option(help="Tell callers the agent's and server's errors (development).")
     ] = False,
+    keys: KeysDirOption = DEFAULT_KEYS_DIR,
+    push_allow: PushAllowOption = None,
 ) -> None:
     """Serve an agent over A2A.
 
@@ -163,6 +167,7 @@ def serve(
             max_connections=max_connections,
         ),
         debug,
+        TrustSettings(keys, tuple(push_allow or ())),
     )
 
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from accord.cli.conversation import ConversationView, ViewSettings
 from accord.cli.output import JsonView, ProtocolView, View, new_console
 from accord.client import SyncClient
-from accord.types import Part, StreamEvent, Task
+from accord.types import Part, PushNotificationConfig, StreamEvent, Task
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,12 +38,14 @@ class OutputChoice:
 
 @dataclass(slots=True)
 class Turn:
-    """A message to send: its text, extra parts, and the task and context it continues."""
+    """A message to send: its text, extra parts, the task and context it continues, and the
+    webhook to tell of the task's updates, if any."""
 
     text: str
     parts: Sequence[Part] = ()
     task_id: str | None = None
     context_id: str | None = None
+    push: PushNotificationConfig | None = None
     observers: list[Callable[[StreamEvent], None]] = field(default_factory=list)
 
 
@@ -54,13 +56,18 @@ def take_turn(client: SyncClient, view: View, turn: Turn, *, streaming: bool) ->
         if streaming:
             if turn.task_id is not None and isinstance(view, ConversationView):
                 view.continuing(turn.task_id)
-            for event in client.stream(text, parts=parts, task_id=task_id, context_id=context_id):
+            events = client.stream(
+                text, parts=parts, task_id=task_id, context_id=context_id, push=turn.push
+            )
+            for event in events:
                 _observe(turn, event)
                 view.show(event)
         else:
             if isinstance(view, ConversationView):
                 view.waiting()
-            result = client.send(text, parts=parts, task_id=task_id, context_id=context_id)
+            result = client.send(
+                text, parts=parts, task_id=task_id, context_id=context_id, push=turn.push
+            )
             _observe(turn, result)
             view.show(result)
     finally:

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from accord.client.failures import describe_validation_error, http_errors
 from accord.codecs.card_v1_0 import card_from_v1
 from accord.errors import A2AClientError, A2AError
+from accord.keys.cards import CardSignatureError, TrustedKeys, verify_card
 from accord.types import AgentCard
 
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
@@ -27,10 +28,28 @@ def card_urls(url: str) -> list[str]:
 
 def parse_card(body: bytes, source: str) -> AgentCard:
     """The card in `body`, fetched from `source`; A2AClientError when it is not one."""
+    return card_from_document(read_document(body, source), source)
+
+
+def read_document(body: bytes, source: str) -> object:
     try:
-        document = json.loads(body)
+        return json.loads(body)
     except ValueError:
         raise A2AClientError(f"the agent card at {source} is not JSON") from None
+
+
+async def check_signature(document: object, source: str, trusted_keys: TrustedKeys) -> str:
+    """The id of the key among `trusted_keys` that signed the card `document`; A2AClientError
+    when none did."""
+    if not isinstance(document, dict):
+        raise A2AClientError(f"the agent card at {source} is not a JSON object")
+    try:
+        return await verify_card(document, trusted_keys)
+    except CardSignatureError as exc:
+        raise A2AClientError(f"the agent card at {source} is not trusted: {exc}") from None
+
+
+def card_from_document(document: object, source: str) -> AgentCard:
     try:
         if isinstance(document, dict) and "url" not in document:
             return card_from_v1(document)  # a 1.0-only card: no 0.3 `url` beside its interfaces
@@ -47,9 +66,23 @@ def parse_card(body: bytes, source: str) -> AgentCard:
 
 
 async def fetch_card(
-    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None
+    http: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str] | None = None,
+    trusted_keys: TrustedKeys | None = None,
 ) -> AgentCard:
-    """Resolve the card of the agent at `url` (a base URL or a card URL)."""
+    """Resolve the card of the agent at `url` (a base URL or a card URL); with
+    `trusted_keys`, only a card signed by one of them."""
+    source, document = await fetch_card_document(http, url, headers)
+    if trusted_keys is not None:
+        await check_signature(document, source, trusted_keys)
+    return card_from_document(document, source)
+
+
+async def fetch_card_document(
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None
+) -> tuple[str, object]:
+    """The URL the card of the agent at `url` was found at, and its JSON as served."""
     candidates = card_urls(url)
     for candidate in candidates:
         with http_errors("GET", candidate):
@@ -66,5 +99,5 @@ async def fetch_card(
                 f"GET {candidate} answered HTTP {response.status_code}",
                 status_code=response.status_code,
             )
-        return parse_card(response.content, candidate)
+        return candidate, read_document(response.content, candidate)
     raise AssertionError("unreachable: the last candidate always returns or raises")

@@ -20,6 +20,8 @@ from accord.client.transports import TRANSPORTS, Transport, open_transport
 from accord.codecs.base import ClientCall
 from accord.core.query import DEFAULT_PAGE_SIZE, ListTasksParams, TaskPage, TaskQuery
 from accord.errors import A2AClientError
+from accord.keys import JwksClient
+from accord.keys.cards import TrustedKeys
 from accord.types import (
     AgentCard,
     AgentInterface,
@@ -76,6 +78,8 @@ class Client:
     `credentials` (`accord.client.Credentials`, or a list of credentials) are presented as the
     card's security requirements ask: API keys, bearer and basic, OAuth 2.0 client
     credentials, client certificates.
+    With `trusted_keys` (a JWKS URL, a `JwksClient` or `StaticKeys`), the fetched card must
+    carry a signature by one of those keys, or every call fails with A2AClientError.
     """
 
     def __init__(
@@ -89,6 +93,7 @@ class Client:
         transport: str | None = None,
         version: str | None = None,
         credentials: Credentials | Sequence[Credential] | None = None,
+        trusted_keys: TrustedKeys | str | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.url = url
@@ -103,6 +108,10 @@ class Client:
         self._card = card
         self._wanted = (transport, version)
         self._transport: Transport | None = None
+        # Its own HTTP client: the agent's credentials are not for whoever publishes the keys.
+        self._trusted_keys = (
+            JwksClient(trusted_keys) if isinstance(trusted_keys, str) else trusted_keys
+        )
 
     @property
     def interface(self) -> AgentInterface | None:
@@ -117,7 +126,9 @@ class Client:
     async def get_card(self) -> AgentCard:
         """The agent's public card (fetched once, then cached)."""
         if self._card is None:
-            self._card = await fetch_card(self._http, self.url, self._headers)
+            self._card = await fetch_card(
+                self._http, self.url, self._headers, trusted_keys=self._trusted_keys
+            )
         return self._card
 
     async def send(
@@ -132,11 +143,13 @@ class Client:
         accepted_output_modes: Sequence[str] | None = None,
         metadata: Metadata | None = None,
         reference_task_ids: Sequence[str] | None = None,
+        push: PushNotificationConfig | None = None,
     ) -> Task | Message:
         """Send a message (`message/send`); the agent answers with a Task or a Message.
 
         `content` is text for a new user message (with extra `parts` after it) or a whole
-        Message. With `blocking=False` the agent answers as soon as the task exists.
+        Message. With `blocking=False` the agent answers as soon as the task exists. `push`
+        registers a webhook for the task's updates.
         """
         message = user_message(
             content,
@@ -151,6 +164,7 @@ class Client:
             history_length=history_length,
             accepted_output_modes=accepted_output_modes,
             metadata=metadata,
+            push=push,
         )
         transport = await self.transport()
         return _at_most(history_length, await transport.call(transport.codec.send, params))
@@ -166,6 +180,7 @@ class Client:
         accepted_output_modes: Sequence[str] | None = None,
         metadata: Metadata | None = None,
         reference_task_ids: Sequence[str] | None = None,
+        push: PushNotificationConfig | None = None,
     ) -> EventStream:
         """Send a message and follow the answer (`message/stream`).
 
@@ -185,6 +200,7 @@ class Client:
             history_length=history_length,
             accepted_output_modes=accepted_output_modes,
             metadata=metadata,
+            push=push,
         )
         return EventStream(self._follow(lambda t: t.codec.stream, params))
 

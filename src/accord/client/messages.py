@@ -11,6 +11,7 @@ from accord.types import (
     MessageSendParams,
     Metadata,
     Part,
+    PushNotificationConfig,
     Role,
     TextPart,
     new_id,
@@ -52,12 +53,14 @@ def send_params(
     history_length: int | None = None,
     accepted_output_modes: Sequence[str] | None = None,
     metadata: Metadata | None = None,
+    push: PushNotificationConfig | None = None,
 ) -> MessageSendParams:
     """The params of `message/send` or `message/stream`; configuration only when any is set."""
     configuration = MessageSendConfiguration(
         blocking=blocking,
         history_length=history_length,
         accepted_output_modes=list(accepted_output_modes) if accepted_output_modes else None,
+        push_notification_config=push,
     )
     return MessageSendParams(
         message=message,

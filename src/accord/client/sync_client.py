@@ -14,6 +14,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from accord.client.client import DEFAULT_TIMEOUT, Client
 from accord.client.credentials import Credential, Credentials
 from accord.client.event_stream import EventStream, SyncEventStream
+from accord.keys.cards import TrustedKeys
 from accord.types import AgentCard, StreamEvent
 
 P = ParamSpec("P")
@@ -62,6 +63,7 @@ class SyncClient:
         transport: str | None = None,
         version: str | None = None,
         credentials: Credentials | Sequence[Credential] | None = None,
+        trusted_keys: TrustedKeys | str | None = None,
     ) -> None:
         self._client = Client(
             url,
@@ -71,6 +73,7 @@ class SyncClient:
             transport=transport,
             version=version,
             credentials=credentials,
+            trusted_keys=trusted_keys,
         )
         self._portal_context = start_blocking_portal()
         self._portal: BlockingPortal = self._portal_context.__enter__()

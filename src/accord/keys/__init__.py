@@ -1,5 +1,19 @@
-"""Keys: fetching and caching the public keys other parties publish as a JWKS."""
+"""Keys: the server's own signing keys (KeyStore), card signatures, and other parties' JWKS."""
 
+from accord.keys.cards import CardSignatureError, StaticKeys, TrustedKeys, sign_card, verify_card
 from accord.keys.jwks_client import JwksClient, JwksError
+from accord.keys.store import DEFAULT_KEYS_DIR, KeyStore, KeyStoreError, SigningKey
 
-__all__ = ["JwksClient", "JwksError"]
+__all__ = [
+    "DEFAULT_KEYS_DIR",
+    "CardSignatureError",
+    "JwksClient",
+    "JwksError",
+    "KeyStore",
+    "KeyStoreError",
+    "SigningKey",
+    "StaticKeys",
+    "TrustedKeys",
+    "sign_card",
+    "verify_card",
+]

@@ -12,10 +12,18 @@ from starlette.routing import BaseRoute, Route
 
 from accord.agents.agent import Agent
 from accord.codecs import JSONRPC_CODECS
+from accord.keys.cards import JWKS_PATH
+from accord.keys.store import KeyStore
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.push import PushSender
+from accord.runtime.webhook_guard import WebhookGuard
 from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
-from accord.server.card_endpoint import CARD_PATHS, EXTENDED_CARD_PATH, AgentCardEndpoint
+from accord.server.card_endpoint import (
+    CARD_PATHS,
+    EXTENDED_CARD_PATH,
+    AgentCardEndpoint,
+    CardSigner,
+)
 from accord.server.extended_card import ExtendedCardRoute
 from accord.server.http_request import DEFAULT_MAX_BODY_BYTES
 from accord.server.interfaces import ServedInterfaces
@@ -51,6 +59,8 @@ def create_app(
     tls: TlsFiles | None = None,
     limits: Limits | None = None,
     debug: bool = False,
+    keys: KeyStore | None = None,
+    push_allow: Sequence[str] = (),
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -75,14 +85,21 @@ def create_app(
     bound): a large one that does not fit waits a little, then gets 503 with Retry-After.
     An agent's failure or an unexpected error tells the caller only a reference to the error
     in the log; `debug` (for development) adds the exception's type and text.
+    `keys` signs the cards and push notifications (default: one ES256 key made now, in
+    memory); its public keys are served at `/.well-known/jwks.json`. Webhooks may not point
+    at loopback, private or metadata addresses unless `push_allow` lists them (addresses or
+    CIDR networks; see docs/push.md).
     """
+    keys = keys if keys is not None else KeyStore.ephemeral()
     sends_push = bool(agent.card("").capabilities.push_notifications)
     runtime = TaskRuntime(
         agent.executor,
         store=store,
         bus=bus,
         runner_ttl=runner_ttl,
-        push=PushSender() if sends_push else None,
+        push=PushSender(keys=keys, guard=WebhookGuard(push_allow), issuer=public_url)
+        if sends_push
+        else None,
         debug=debug,
     )
     # What the cards list: each binding mounted below, with the versions it answers and where.
@@ -95,9 +112,14 @@ def create_app(
     service = A2AService(agent, runtime, interfaces)
     authenticator, hooks = secured(agent, authenticator, hooks, limits, runtime)
     pipeline = RequestPipeline(
-        service, agent.extensions, authenticator=authenticator, hooks=hooks, debug=debug
+        service,
+        agent.extensions,
+        authenticator=authenticator,
+        hooks=hooks,
+        debug=debug,
+        card_signer=CardSigner(keys),
     )
-    card = AgentCardEndpoint(agent, interfaces)
+    card = AgentCardEndpoint(agent, interfaces, keys)
     budget = BodyBudget(max(max_body_memory, max_body_bytes)) if max_body_memory else None
     rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
 
@@ -132,6 +154,7 @@ def create_app(
     routes.append(
         Route(EXTENDED_CARD_PATH, ExtendedCardRoute(pipeline, card).endpoint, methods=["GET"])
     )
+    routes.append(Route(JWKS_PATH, card.jwks, methods=["GET"]))
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     rest = RestBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
     routes.extend(rest.routes())

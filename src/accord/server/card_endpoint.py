@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from email.utils import formatdate, parsedate_to_datetime
@@ -22,6 +23,8 @@ from accord.codecs import (
 )
 from accord.codecs.card import union_card
 from accord.errors import AuthenticatedExtendedCardNotConfigured, VersionNotSupported
+from accord.keys.cards import JWKS_PATH, sign_card
+from accord.keys.store import KeyStore
 from accord.server.interfaces import ServedInterfaces
 from accord.types import AgentCard
 
@@ -43,6 +46,18 @@ _SHAPES: dict[Shape, Callable[[AgentCard], dict[str, Any]]] = {
 }
 
 
+class CardSigner:
+    """Signs a card as encoded for one shape (the union card, a version's card) with the key
+    store's active key, naming the JWKS at `base_url` as its `jku`."""
+
+    def __init__(self, keys: KeyStore) -> None:
+        self.keys = keys
+
+    def __call__(self, body: bytes, base_url: str) -> bytes:
+        jku = base_url.rstrip("/") + JWKS_PATH
+        return to_json(sign_card(json.loads(body), self.keys.active(), jku=jku))
+
+
 class AgentCardEndpoint:
     """Serves the agent's cards by HTTP GET.
 
@@ -51,15 +66,25 @@ class AgentCardEndpoint:
     are dressed with the interfaces the server answers (`interfaces`). A request naming
     `A2A-Version` 1.x gets the 1.0 AgentCard exactly; any other gets the union card of
     `accord.codecs.card`, which every version reads. The card last changed when the server
-    started (`Last-Modified`).
+    started (`Last-Modified`). With `keys`, each shape served carries a signature by the key
+    store's active key over exactly what it says (`accord.keys.cards`), naming the JWKS served
+    at `JWKS_PATH` as its `jku`.
     """
 
-    def __init__(self, agent: Agent, interfaces: ServedInterfaces) -> None:
+    def __init__(
+        self, agent: Agent, interfaces: ServedInterfaces, keys: KeyStore | None = None
+    ) -> None:
         self.agent = agent
         self.interfaces = interfaces
-        self._cache: dict[tuple[Which, Shape, str], tuple[bytes, str]] = {}
+        self.keys = keys
+        self._cache: dict[tuple[Which, Shape, str, str], tuple[bytes, str]] = {}
         self._started = int(time.time())  # HTTP dates have whole seconds
         self._last_modified = formatdate(self._started, usegmt=True)
+
+    async def jwks(self, request: Request) -> Response:
+        document = self.keys.jwks() if self.keys is not None else {"keys": []}
+        headers = {"Cache-Control": "public, max-age=300"}
+        return Response(to_json(document), media_type="application/jwk-set+json", headers=headers)
 
     async def public(self, request: Request) -> Response:
         return self._serve(request, "public")
@@ -95,16 +120,20 @@ class AgentCardEndpoint:
         return since is not None and since >= self._started
 
     def _render(self, which: Which, shape: Shape, base_url: str) -> tuple[bytes, str]:
-        cached = self._cache.get((which, shape, base_url))
+        kid = self.keys.active().kid if self.keys is not None else ""
+        entry = (which, shape, base_url, kid)
+        cached = self._cache.get(entry)
         if cached is None:
             card: AgentCard | None = (
                 self.agent.extended_card if which == "extended" else self.agent.card("")
             )
             assert card is not None
             body = to_json(_SHAPES[shape](self.interfaces.card(card, base_url)))
+            if self.keys is not None:
+                body = CardSigner(self.keys)(body, base_url)
             cached = body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-            if len(self._cache) < 64:  # one entry per card, shape and distinct Host; bounded
-                self._cache[which, shape, base_url] = cached
+            if len(self._cache) < 64:  # one entry per card, shape, Host and key; bounded
+                self._cache[entry] = cached
         return cached
 
 

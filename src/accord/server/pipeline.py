@@ -25,7 +25,7 @@ from accord.extensions import (
     negotiate,
     requested_extensions,
 )
-from accord.types import A2AModel
+from accord.types import A2AModel, AgentCard
 
 log = logging.getLogger("accord.server")
 
@@ -107,9 +107,12 @@ class RequestPipeline:
         authenticator: Authenticator | None = None,
         hooks: Sequence[Hook] = (),
         debug: bool = False,
+        card_signer: Callable[[bytes, str], bytes] | None = None,
     ) -> None:
         self.operations = operations
         self.debug = debug
+        self.card_signer = card_signer
+        """Signs each card an operation answers, as encoded (body, base URL) -> body."""
         self.extensions = tuple(extensions)
         self.authenticator = authenticator
         self.hooks = list(hooks)
@@ -162,6 +165,8 @@ class RequestPipeline:
                 reply.records = result
             else:
                 reply.body = target.method.encode(result)
+                if self.card_signer is not None and reply.body and isinstance(result, AgentCard):
+                    reply.body = self.card_signer(reply.body, context.base_url)
         except A2AError as exc:
             reply.error = exc
         except Exception as exc:

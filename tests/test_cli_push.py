@@ -1,0 +1,133 @@
+"""`accord push` and `accord send --push-url`, run for real: a served agent, a listening
+receiver that verifies what it prints, and the config commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from accord import Agent
+from accord.samples.echo import agent as echo
+from agents_for_tests import SAFETY_TIMEOUT
+from served_process import TESTS_DIR, accord_command, accord_serve, free_port
+
+PUSHING_ECHO = Agent(echo.executor, name="Pushing echo", push_notifications=True)
+"""For `accord serve test_cli_push:PUSHING_ECHO`."""
+
+pytestmark = pytest.mark.processes
+
+
+def run_accord(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        accord_command(*args), capture_output=True, text=True, timeout=60, check=False, cwd=cwd
+    )
+
+
+@contextmanager
+def listening(*args: str) -> Iterator[tuple[int, queue.Queue[str], list[str]]]:
+    """`accord push listen ARGS --port P`: its port, its stdout lines as they come, its stderr."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(TESTS_DIR)}
+    process = subprocess.Popen(
+        accord_command("push", "listen", *args, "--port", str(port)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    errors: list[str] = []
+    assert process.stdout is not None and process.stderr is not None
+    readers = [
+        threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True),  # type: ignore[union-attr]
+        threading.Thread(target=lambda: errors.extend(process.stderr), daemon=True),  # type: ignore[arg-type]
+    ]
+    for reader in readers:
+        reader.start()
+    try:
+        deadline = time.monotonic() + SAFETY_TIMEOUT
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None, "".join(errors)
+                assert time.monotonic() < deadline, "accord push listen did not start"
+                time.sleep(0.05)
+        yield port, lines, errors
+    finally:
+        process.terminate()
+        process.wait(timeout=SAFETY_TIMEOUT)
+
+
+def next_line(lines: queue.Queue[str]) -> str:
+    return lines.get(timeout=SAFETY_TIMEOUT).rstrip("\n")
+
+
+@pytest.fixture(scope="module")
+def agent_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    keys = tmp_path_factory.mktemp("keys") / "store"
+    args = ("test_cli_push:PUSHING_ECHO", "--store", "memory", "--keys", str(keys))
+    with accord_serve(*args, "--push-allow", "127.0.0.1") as served:
+        yield served.url
+
+
+def test_push_listen_prints_each_verified_notification(agent_url: str) -> None:
+    with listening("--agent", agent_url, "--token", "s3cret") as (port, lines, errors):
+        hook = f"http://127.0.0.1:{port}/"
+        sent = run_accord("send", agent_url, "hello", "--push-url", hook, "--push-token", "s3cret")
+        assert sent.returncode == 0, sent.stderr
+        printed = [next_line(lines)]
+        while not printed[-1].endswith("completed"):
+            printed.append(next_line(lines))
+        forged = httpx.post(hook, content=b"{}", headers={"X-A2A-Notification-Token": "s3cret"})
+    task_ids = {line.split(":")[0] for line in printed}
+    assert len(task_ids) == 1 and next(iter(task_ids)).startswith("task ")
+    # A 1.0 webhook (the CLI speaks 1.0) gets every event, as a stream does.
+    assert [line.split(": ", 1)[1] for line in printed] == [
+        "task submitted",
+        "status working",
+        "artifact " + printed[2].rsplit(" ", 1)[1],
+        "status completed",
+    ]
+    assert forged.status_code == 401
+    assert any("refused: the X-A2A-Notification-Signature header is missing" in e for e in errors)
+
+
+def test_push_set_get_list_delete(agent_url: str) -> None:
+    sent = run_accord("send", agent_url, "keep me", "--json")
+    task_id = json.loads(sent.stdout)["id"]
+    hook = "https://hooks.example/accord"
+    created = run_accord("push", "set", agent_url, task_id, hook, "--token", "t", "--id", "h1")
+    assert created.returncode == 0, created.stderr
+    config = json.loads(created.stdout)
+    assert config["pushNotificationConfig"]["url"] == hook
+    assert json.loads(run_accord("push", "get", agent_url, task_id, "h1").stdout) == config
+    listed = run_accord("push", "list", agent_url, task_id).stdout.splitlines()
+    assert [json.loads(line) for line in listed] == [config]
+    deleted = run_accord("push", "delete", agent_url, task_id, "h1")
+    assert deleted.returncode == 0 and run_accord("push", "list", agent_url, task_id).stdout == ""
+
+    refused = run_accord("push", "set", agent_url, task_id, "http://169.254.169.254/")
+    assert refused.returncode == 1
+    assert "cloud metadata" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_serve_refuses_a_bad_push_allow_entry(tmp_path: Path) -> None:
+    result = run_accord(
+        "serve", "accord.samples.echo:agent", "--push-allow", "nonsense", cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert "--push-allow" in result.stderr and "'nonsense'" in result.stderr
+    assert list(tmp_path.iterdir()) == []  # refused before any store or key was made
