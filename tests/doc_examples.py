@@ -215,7 +215,7 @@ def _environment() -> dict[str, str]:
 
 
 def _wait_until_answering(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
         try:
             httpx.get(url.rstrip("/") + "/.well-known/agent-card.json", timeout=2)

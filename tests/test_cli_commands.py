@@ -297,7 +297,7 @@ def test_agent_serve_says_where_and_where_tasks_are_kept(tmp_path: Path) -> None
 
 
 def _wait_and_send(url: str) -> str:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60  # a loaded machine may take long to start a server
     while time.monotonic() < deadline:
         try:
             httpx.get(url + "/.well-known/agent-card.json")

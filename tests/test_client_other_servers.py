@@ -21,6 +21,7 @@ from accord.errors import (
     InvalidParams,
     MethodNotFound,
     PermissionDenied,
+    RateLimited,
     TaskNotCancelable,
     TaskNotFound,
     Unauthenticated,
@@ -170,6 +171,8 @@ async def test_an_empty_answer_where_a_task_is_needed_is_a_client_error(
         (401, {"message": "who are you?"}, Unauthenticated),
         (403, {"message": "not yours"}, PermissionDenied),
         (404, {"message": "no route"}, MethodNotFound),
+        (429, {"message": "slow down"}, RateLimited),
+        (400, {"error": {"status": "RESOURCE_EXHAUSTED", "message": "quota"}}, RateLimited),
         (500, {"message": "oops"}, InternalError),
         (404, {"code": 404, "message": "an HTTP code, not a JSON-RPC one"}, MethodNotFound),
     ],
@@ -187,7 +190,7 @@ async def test_error_bodies_of_other_servers_are_typed(
         with pytest.raises(A2AError) as raised:
             await agent.cancel_task("t-1")
     assert type(raised.value) is expected
-    assert raised.value.message == body["message"]
+    assert raised.value.message == (body.get("message") or body["error"]["message"])
 
 
 @pytest.mark.parametrize("body", [None, {"detail": "no message"}, ["not", "an", "object"]])

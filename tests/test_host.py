@@ -303,6 +303,22 @@ async def test_canceling_the_host_task_cancels_the_remote_one(tmp_path: Path) ->
             assert (await remote.get_task(remote_id)).status.state is TaskState.CANCELED
 
 
+async def test_canceling_a_host_task_waiting_for_the_user_cancels_the_remote_task_that_asked(
+    host_url: str, sample_urls: dict[str, str]
+) -> None:
+    async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
+        first = await follow(client, "convert 100 USD")
+        task_id = first[0].id  # type: ignore[union-attr]
+        waiting = await client.get_task(task_id)
+        assert waiting.status.state is TaskState.INPUT_REQUIRED
+        assert waiting.status.message is not None and waiting.status.message.metadata is not None
+        remote_id = waiting.status.message.metadata[HOST_METADATA]["taskId"]
+        canceled = await client.cancel_task(task_id)
+        assert canceled.status.state is TaskState.CANCELED
+    async with Client(sample_urls["currency"], timeout=SAFETY_TIMEOUT) as remote:
+        assert (await remote.get_task(remote_id)).status.state is TaskState.CANCELED
+
+
 def broken(name: str, executor: AgentExecutor) -> Agent:
     skill = AgentSkill(id="break", name="Break", description="Breaks things.", tags=["break"])
     return Agent(executor, name=name, skills=[skill])

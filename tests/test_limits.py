@@ -76,3 +76,20 @@ async def test_streams_beyond_the_limit_are_refused_until_one_ends() -> None:
             assert len(events) > 3
             assert [event async for event in second.stream("1")]
     assert limit.open_streams("peer:127.0.0.1") == 0
+
+
+@pytest.mark.parametrize(
+    ("transport", "version"), [("JSONRPC", "1.0"), ("HTTP+JSON", "1.0"), ("HTTP+JSON", "0.3")]
+)
+async def test_the_client_waits_as_long_as_the_server_says(transport: str, version: str) -> None:
+    app = accord.create_app(echo.agent, hooks=[RateLimit(per_second=0.01, burst=1)])
+    with serve_app(app) as url:
+        async with Client(url, transport=transport, version=version) as client:
+            await client.send("one")
+            with pytest.raises(RateLimited) as refused:
+                await client.send("two")
+            with pytest.raises(RateLimited) as refused_stream:
+                async for _ in client.stream("three"):
+                    pass
+    assert refused.value.retry_after >= 90  # one request per 100 s, as `Retry-After` says
+    assert refused_stream.value.retry_after >= 90

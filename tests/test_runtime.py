@@ -682,6 +682,57 @@ async def test_cancel_of_a_task_waiting_for_input(make_runtime: RuntimeFactory) 
         await runtime.start(params("too late", task_id=task_id))
 
 
+@pytest.mark.parametrize("pause", [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED])
+async def test_cancel_of_a_task_waiting_for_input_calls_the_agents_cancel_with_the_task(
+    make_runtime: RuntimeFactory, pause: TaskState
+) -> None:
+    seen: list[tuple[RequestContext, TaskState | None]] = []
+
+    class CleansUp(AsksThenCompletes):
+        async def cancel(self, context: RequestContext, events: EventSink) -> None:
+            seen.append((context, context.task.status.state if context.task else None))
+            await TaskUpdater(context, events).cancel("cleaned up")
+
+    runtime = make_runtime(CleansUp(pause))
+    task_id = (await run_to_end(runtime))[0].task_id
+    task = await runtime.cancel(task_id)
+    assert [(context.task_id, state) for context, state in seen] == [(task_id, pause)]
+    assert seen[0][0].text == "hello"  # the message the task last received
+    assert task.status.state is TaskState.CANCELED
+    assert task.status.message is not None and task.status.message.text == "cleaned up"
+    stored = await runtime.store.get(task_id)
+    assert stored is not None and stored.task.status.state is TaskState.CANCELED
+
+
+async def test_an_agents_refusal_to_cancel_a_waiting_task_is_kept(
+    make_runtime: RuntimeFactory,
+) -> None:
+    class Refuses(AsksThenCompletes):
+        async def cancel(self, context: RequestContext, events: EventSink) -> None:
+            raise TaskNotCancelable("this one must be answered")
+
+    runtime = make_runtime(Refuses())
+    task_id = (await run_to_end(runtime))[0].task_id
+    with pytest.raises(TaskNotCancelable, match="must be answered"):
+        await runtime.cancel(task_id)
+    assert (await runtime.get_task(task_id)).status.state is TaskState.INPUT_REQUIRED
+    # No run is left behind: the task still takes its answer.
+    records = await run_to_end(runtime, "Ada", task_id=task_id)
+    assert final_status(records).status.state is TaskState.COMPLETED
+
+
+async def test_a_failing_cancel_hook_still_cancels_a_waiting_task(
+    make_runtime: RuntimeFactory,
+) -> None:
+    class BrokenCancel(AsksThenCompletes):
+        async def cancel(self, context: RequestContext, events: EventSink) -> None:
+            raise RuntimeError("cannot stop")
+
+    runtime = make_runtime(BrokenCancel())
+    task_id = (await run_to_end(runtime))[0].task_id
+    assert (await runtime.cancel(task_id)).status.state is TaskState.CANCELED
+
+
 async def test_cancel_of_a_finished_task_is_refused(make_runtime: RuntimeFactory) -> None:
     runtime = make_runtime(echo.agent.executor)
     task_id = (await run_to_end(runtime))[0].task_id

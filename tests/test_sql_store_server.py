@@ -16,6 +16,7 @@ import accord
 from accord.cli.main import app as cli
 from accord.client import SyncClient
 from accord.core.records import EventRecord
+from accord.errors import RateLimited
 from accord.samples import echo
 from accord.server import create_app
 from accord.store import CleanupReport, InMemoryTaskStore, open_store
@@ -89,18 +90,28 @@ def chunk_text(n: int) -> str:
 
 
 async def follow_chunks(url: str, count: int) -> tuple[str, list[str], int]:
-    """Start a stream of `endless`; its task id, the first `count` chunks, their last event id."""
-    async with accord.Client(url) as client, client.stream("go") as stream:
-        task_id, received = "", []
-        async for event in stream:
-            if isinstance(event, Task):
-                task_id = event.id
-            if isinstance(event, TaskArtifactUpdateEvent):
-                received += [part.text for part in event.artifact.parts]  # type: ignore[union-attr]
-                if len(received) == count:
-                    assert stream.last_event_id is not None
-                    return task_id, received, stream.last_event_id
-    raise AssertionError("the stream ended early")
+    """Start a stream of `endless`; its task id, the first `count` chunks, their last event id.
+
+    A reader the agent outruns is ended (StreamOverrun) and resumes from the log, as any
+    client would, with the last event id it saw."""
+    async with accord.Client(url) as client:
+        task_id, received, last_seen = "", [], 0
+        stream = client.stream("go")
+        while True:
+            try:
+                async with stream:
+                    async for event in stream:
+                        if isinstance(event, Task):
+                            task_id = event.id
+                        if isinstance(event, TaskArtifactUpdateEvent):
+                            received += [part.text for part in event.artifact.parts]  # type: ignore[union-attr]
+                        assert stream.last_event_id is not None
+                        last_seen = stream.last_event_id
+                        if len(received) >= count:
+                            return task_id, received, last_seen
+                raise AssertionError("the stream ended early")
+            except RateLimited:
+                stream = client.resubscribe(task_id, last_event_id=last_seen)
 
 
 def test_a_crash_mid_stream_loses_no_chunk_a_client_received(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from starlette.applications import Starlette
@@ -22,6 +23,7 @@ from starlette.routing import Route
 
 import accord
 from accord import Agent, create_app
+from accord.auth import ApiKey, Basic, Security
 from accord.samples import coder, currency, echo, expense, image, vault
 from accord.types import FilePart, FileWithUri, Part
 from accord.ui import create_ui_app
@@ -443,3 +445,113 @@ def test_host_relays_a_form_filled_in_place(stack: ExitStack, page: Page, tmp_pa
     done = turns(page).nth(2)
     expect(done.locator("[data-state]")).to_have_text("completed")
     expect(done).to_contain_text("approved: 42.50 EUR")
+
+
+UI_KEY = "ui-test-key-4711"
+
+
+def guarded_echo(security: Security) -> Agent:
+    return Agent(echo.agent.executor, name="Guarded", description="Echoes callers it knows.",
+                 security=security)  # fmt: skip
+
+
+def test_an_api_key_given_on_the_agents_page_is_presented(stack: ExitStack, page: Page) -> None:
+    guarded = stack.enter_context(
+        serve_app(create_app(guarded_echo(Security(ApiKey({UI_KEY: "team-a"})))))
+    )
+    ui = serve_ui(stack, guarded)
+    start_conversation(page, ui, "hello without a key")
+    refused = turns(page).nth(0).locator(".error")
+    expect(refused).to_contain_text("Guarded refused the request: HTTP 401")
+    expect(refused).to_contain_text("it asks for apiKey (an API key in the header 'X-API-Key')")
+
+    page.goto(ui + "/agents")
+    page.fill("#add-agent [name=url]", guarded)
+    page.select_option("#add-agent [name=credential-kind]", "apiKey")
+    page.fill("#add-agent [name=credential-secret]", UI_KEY)
+    page.click("text=Add agent")
+    card = page.locator(f"[data-agent='{guarded}']")
+    expect(card.locator("[data-credentials]")).to_have_text("credentials: apiKey")
+    assert UI_KEY not in page.content()
+    assert UI_KEY not in httpx.get(ui + "/api/state").text
+
+    start_conversation(page, ui, "hello with a key")
+    answered = turns(page).nth(0)
+    expect(answered.locator("[data-state]")).to_have_text("completed")
+    expect(answered).to_contain_text("hello with a key")
+    # The wire log still records the exchange, without the key.
+    task_link = answered.locator("a[href^='/tasks/']").get_attribute("href")
+    page.goto(ui + str(task_link))
+    expect(page.locator("#timeline li[data-kind=request]").first).to_be_visible()
+    assert UI_KEY not in page.content()
+
+
+def test_the_inspector_takes_a_user_and_password(stack: ExitStack, page: Page) -> None:
+    security = Security(Basic(lambda user, password: user if password == "pw" else None))
+    guarded = stack.enter_context(serve_app(create_app(guarded_echo(security))))
+    ui = serve_ui(stack)
+    page.goto(ui + "/inspector?url=" + guarded)
+    expect(page.locator("#inspected")).to_contain_text("a valid A2A 1.0 card")
+    page.fill("#inspector-send [name=message]", "who am I?")
+    page.click("#inspector-send button")
+    expect(page.locator("[data-turn] .error")).to_contain_text(
+        "it asks for basic (a user and password (HTTP Basic))"
+    )
+
+    page.select_option("#inspect [name=credential-kind]", "basic")
+    page.fill("#inspect [name=credential-user]", "ada")
+    page.fill("#inspect [name=credential-secret]", "pw")
+    page.click("#inspect button")
+    expect(page.locator("#inspected")).to_contain_text("a valid A2A 1.0 card")
+    page.fill("#inspector-send [name=message]", "hello, it is ada")
+    page.click("#inspector-send button")
+    expect(page.locator("[data-turn]")).to_contain_text("hello, it is ada")
+    expect(page.locator("[data-turn] [data-state]")).to_have_text("completed")
+
+
+def test_unusable_ui_credentials_are_refused_in_words(stack: ExitStack) -> None:
+    guarded = stack.enter_context(
+        serve_app(create_app(guarded_echo(Security(ApiKey({UI_KEY: "team-a"})))))
+    )
+    ui = serve_ui(stack)
+    for body, error in [
+        ({"credentials": {"clientId": "a", "clientSecret": "b"}}, "the UI takes apiKey"),
+        ({"credentials": {"basic": "no-colon"}}, 'give basic as "USER:PASSWORD"'),
+        ({"credentials": "key"}, "give credentials as a JSON object"),
+    ]:
+        for path in ("/api/agents", "/api/inspect"):
+            answer = httpx.post(ui + path, json={"url": guarded, **body})
+            assert answer.status_code == 400, answer.text
+            assert error in answer.json()["error"]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("accord.host") is None,
+    reason="accord.host (the multi-agent host) is not in this build",
+)
+def test_an_agent_added_with_a_key_is_registered_with_the_host_with_it(
+    stack: ExitStack, page: Page, tmp_path: Path
+) -> None:
+    from accord.host import host_agent
+
+    guarded = stack.enter_context(
+        serve_app(create_app(guarded_echo(Security(ApiKey({UI_KEY: "team-a"})))))
+    )
+    host_url = stack.enter_context(
+        serve_app(create_app(host_agent(registry=tmp_path / "agents.json", agents=[])))
+    )
+    ui = serve_ui(stack, host_url)
+    page.goto(ui + "/agents")
+    expect(page.locator("[data-agent] h2", has_text="Delegates to")).to_have_count(1)
+    page.fill("#add-agent [name=url]", guarded)
+    page.select_option("#add-agent [name=credential-kind]", "apiKey")
+    page.fill("#add-agent [name=credential-secret]", UI_KEY)
+    page.click("text=Add agent")
+    expect(page.locator("#agent-message")).to_contain_text("registered with Host")
+    listed = httpx.get(host_url + "/host/agents").json()
+    assert [(a["url"], a.get("credentials")) for a in listed] == [(guarded, ["apiKey"])]
+
+    start_conversation(page, ui, "@guarded echo through the host")
+    turn = turns(page).nth(0)
+    expect(turn.locator("[data-state]")).to_have_text("completed")
+    expect(turn).to_contain_text("Guarded: echo through the host")

@@ -72,7 +72,9 @@ class Client:
     ("1.0", "0.3", "0.1") asked for, if any are. Cards of 0.1 agents name no version: ask for
     "0.1" to speak it at the card's JSON-RPC interface (`select_interface`). Use as
     `async with Client(url) as c:`. `http_client` lets you bring your own httpx client (then
-    `timeout` is its business, and closing it stays yours); `headers` go with every request.
+    `timeout` is its business, and closing it stays yours), or only an httpx transport
+    (`http_transport`, e.g. one recording the wire) under the client's own; `headers` go with
+    every request.
     `credentials` (`accord.client.Credentials`, or a list of credentials) are presented as the
     card's security requirements ask: API keys, bearer and basic, OAuth 2.0 client
     credentials, client certificates.
@@ -92,13 +94,16 @@ class Client:
         version: str | None = None,
         credentials: Credentials | Sequence[Credential] | None = None,
         trusted_keys: TrustedKeys | str | None = None,
+        http_transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.url = url
         self._owns_http = http_client is None
         self._auth = card_auth(credentials)
         if http_client is not None and self._auth is not None:
             raise ValueError("give credentials to a Client that makes its own HTTP client")
-        self._http = http_client if http_client is not None else httpx_client(timeout, self._auth)
+        if http_client is None:
+            http_client = httpx_client(timeout, self._auth, http_transport)
+        self._http = http_client
         self._headers = dict(headers or {})
         self._card = card
         self._wanted = (transport, version)
@@ -335,9 +340,16 @@ def card_auth(credentials: Credentials | Sequence[Credential] | None) -> CardAut
     return CardAuth(given)
 
 
-def httpx_client(timeout: float | httpx.Timeout | None, auth: CardAuth | None) -> httpx.AsyncClient:
-    """The Client's own HTTP client: presenting `auth`'s credentials, over its TLS context."""
+def httpx_client(
+    timeout: float | httpx.Timeout | None,
+    auth: CardAuth | None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> httpx.AsyncClient:
+    """The Client's own HTTP client: presenting `auth`'s credentials, over its TLS context
+    (a `transport` given brings its own TLS)."""
     if auth is None:
-        return httpx.AsyncClient(timeout=timeout)
+        return httpx.AsyncClient(timeout=timeout, transport=transport)
     context = auth.credentials.ssl_context()
-    return httpx.AsyncClient(timeout=timeout, auth=auth, verify=context or True)
+    return httpx.AsyncClient(
+        timeout=timeout, auth=auth, verify=context or True, transport=transport
+    )

@@ -21,6 +21,7 @@ from accord.errors import (
     InvalidParams,
     MethodNotFound,
     PermissionDenied,
+    RateLimited,
     Unauthenticated,
 )
 from accord.types import JSONRPCError
@@ -156,6 +157,7 @@ _BY_STATUS: dict[str, type[A2AError]] = {
     "PERMISSION_DENIED": PermissionDenied,
     "NOT_FOUND": MethodNotFound,
     "UNIMPLEMENTED": MethodNotFound,
+    "RESOURCE_EXHAUSTED": RateLimited,
     "INTERNAL": InternalError,
 }
 
@@ -166,6 +168,7 @@ _STATUS_OF_HTTP = {
     403: "PERMISSION_DENIED",
     404: "NOT_FOUND",
     405: "UNIMPLEMENTED",
+    429: "RESOURCE_EXHAUSTED",
     501: "UNIMPLEMENTED",
 }
 

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import accord
 from accord.host.executor import HostExecutor
-from accord.host.registry import AgentRegistry, initial_urls, registry_path
+from accord.host.registry import (
+    AgentRegistry,
+    configured_credentials,
+    initial_urls,
+    registry_path,
+)
 from accord.host.routes import registry_routes
 from accord.types import AgentSkill
 
@@ -43,10 +48,12 @@ def host_agent(
 ) -> accord.Agent:
     """The host: delegating to the agents in `registry` (an AgentRegistry, or the path of its
     file; default: `ACCORD_HOST_REGISTRY`, else `.accord/host/agents.json`), knowing `agents`
-    (card or base URLs; default: `ACCORD_HOST_AGENTS`) from the start."""
+    (card or base URLs; default: `ACCORD_HOST_AGENTS`) from the start, with the credentials
+    of `ACCORD_HOST_CREDENTIALS` for agents whose entry gives none."""
     if not isinstance(registry, AgentRegistry):
         path = registry if registry is not None else registry_path()
-        registry = AgentRegistry(path, initial_urls() if agents is None else agents)
+        initial = initial_urls() if agents is None else agents
+        registry = AgentRegistry(path, initial, configured_credentials())
     return accord.Agent(
         HostExecutor(registry),
         name="Host",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accord.agents import TaskUpdater
-from accord.client import Client
+from accord.client import Client, Credentials
 from accord.errors import A2AError
 from accord.host.registry import RemoteAgent
 from accord.types import (
@@ -138,10 +138,12 @@ class Relay:
         card: AgentCard | None = None,
         *,
         depth: int = 1,
+        credentials: Credentials | None = None,
     ) -> None:
         self.host = host
         self.delegation = delegation
         self.card = card
+        self.credentials = credentials
         self.depth = depth
         """How many hosts the message has passed through, counting this one (sent along)."""
         self.quiet = False
@@ -159,7 +161,8 @@ class Relay:
         )
         delegation.question = None
         try:
-            async with Client(delegation.url, card=self.card) as client:
+            remote = Client(delegation.url, card=self.card, credentials=self.credentials)
+            async with remote as client:
                 card = await client.get_card()
                 if card.capabilities.streaming:
                     async with client.stream(message) as events:

@@ -11,7 +11,7 @@ from typing import Any
 
 import accord
 from accord.agents import EventSink
-from accord.client import Client
+from accord.client import Client, Credentials
 from accord.host.delegation import HOST_METADATA, Delegation, Relay, delegation_for
 from accord.host.planning import plan
 from accord.host.registry import AgentRegistry, RemoteAgent
@@ -120,7 +120,10 @@ class HostExecutor(accord.AgentExecutor):
         }
         await host.start_work(host.agent_message(f"Asking {asked}", metadata=plan_metadata))
         cards = {agent.url: agent.card for agent in agents}
-        relays = [Relay(host, d, cards.get(d.url), depth=depth) for d in delegations]
+        relays = [
+            Relay(host, d, cards.get(d.url), depth=depth, credentials=self.credentials(d))
+            for d in delegations
+        ]
         sends = [relay.send([TextPart(text=relay.delegation.request)]) for relay in relays]
         if await self.follow(context.task_id, delegations, relays, *sends):
             await self.conclude(host, delegations)
@@ -156,7 +159,8 @@ class HostExecutor(accord.AgentExecutor):
                 metadata={HOST_METADATA: asking.origin()},
             )
         )
-        relay = Relay(host, asking, depth=host_depth(context) + 1)
+        depth = host_depth(context) + 1
+        relay = Relay(host, asking, depth=depth, credentials=self.credentials(asking))
         sending = relay.send(list(context.message.parts))
         if await self.follow(context.task_id, delegations, [relay], sending):
             await self.conclude(host, delegations)
@@ -195,15 +199,20 @@ class HostExecutor(accord.AgentExecutor):
             open_ones = [d for d in saved[0] if d.waiting] if saved else []
         # Canceled first: once the relays end, the run may return before this does.
         await accord.TaskUpdater(context, events).cancel()
-        await asyncio.gather(*(cancel_remote(d) for d in open_ones))
+        await asyncio.gather(*(cancel_remote(d, self.credentials(d)) for d in open_ones))
+
+    def credentials(self, delegation: Delegation) -> Credentials | None:
+        """What to present to the delegation's agent (as its registry entry says)."""
+        return self.registry.credentials_for(delegation.url)
 
 
-async def cancel_remote(delegation: Delegation) -> None:
+async def cancel_remote(delegation: Delegation, credentials: Credentials | None = None) -> None:
     """Best effort: a remote task that cannot be canceled is left to finish on its own."""
     if delegation.task_id is None:
         return
     try:
-        async with asyncio.timeout(CANCEL_TIMEOUT), Client(delegation.url) as client:
+        remote = Client(delegation.url, credentials=credentials)
+        async with asyncio.timeout(CANCEL_TIMEOUT), remote as client:
             await client.cancel_task(delegation.task_id)
     except Exception as exc:  # the host's cancel succeeds whatever the remote says
         log.warning("host: could not cancel %s at %s: %s", delegation.task_id, delegation.url, exc)

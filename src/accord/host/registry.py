@@ -8,14 +8,20 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from accord.client import fetch_card, parse_card
+from accord.client import Credentials, fetch_card, parse_card
+from accord.client.credential_settings import (
+    CredentialSettingsError,
+    credential_settings,
+    credentials_from_settings,
+    described,
+)
 from accord.client.interfaces import select_interface
 from accord.client.transports import TRANSPORTS
 from accord.errors import A2AClientError
@@ -27,6 +33,8 @@ REGISTRY_VARIABLE = "ACCORD_HOST_REGISTRY"
 """The file the host keeps its agents in (default `DEFAULT_REGISTRY_PATH`)."""
 AGENTS_VARIABLE = "ACCORD_HOST_AGENTS"
 """Agents to know from the start: comma-separated card or base URLs."""
+CREDENTIALS_VARIABLE = "ACCORD_HOST_CREDENTIALS"
+"""Credentials per agent URL, as JSON: `{"http://host:port": {"apiKey": "..."}, ...}`."""
 DEFAULT_REGISTRY_PATH = Path(".accord/host/agents.json")
 """Next to the default task store (`.accord/accord.db`)."""
 CARD_TIMEOUT = httpx.Timeout(10.0)
@@ -42,25 +50,31 @@ class RegistryError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class RemoteAgent:
-    """An agent the host may delegate to: the URL it was added by, and its card."""
+    """An agent the host may delegate to: the URL it was added by, its card, and the
+    credentials to present to it (a credentials object, see `credential_settings`)."""
 
     url: str
     card: AgentCard
+    credentials: Json | None = None
 
     @property
     def name(self) -> str:
         return self.card.name
 
     def entry(self) -> Json:
-        """The agent as the management API lists it: url, name, description, skills, card."""
+        """The agent as the management API lists it: url, name, description, skills, card,
+        and which credentials it is given (their names only, never their values)."""
         card = _card_json(self.card)
-        return {
+        entry: Json = {
             "url": self.url,
             "name": self.card.name,
             "description": self.card.description,
             "skills": card.get("skills", []),
             "card": card,
         }
+        if self.credentials:
+            entry["credentials"] = described(self.credentials)
+        return entry
 
 
 def _card_json(card: AgentCard) -> Json:
@@ -87,6 +101,24 @@ def initial_urls(value: str | None = None) -> list[str]:
     return [url.strip() for url in text.split(",") if url.strip()]
 
 
+def configured_credentials(value: str | None = None) -> dict[str, Json]:
+    """The credentials per agent URL in `value` (default: the `ACCORD_HOST_CREDENTIALS`
+    variable); ValueError saying what is wrong."""
+    text = os.environ.get(CREDENTIALS_VARIABLE, "") if value is None else value
+    if not text.strip():
+        return {}
+    try:
+        document = json.loads(text)
+    except ValueError:
+        raise ValueError(f"{CREDENTIALS_VARIABLE} is not JSON") from None
+    if not isinstance(document, dict):
+        raise ValueError(f'{CREDENTIALS_VARIABLE} must map URLs to credentials: {{"URL": {{...}}}}')
+    try:
+        return {normalized_url(url): credential_settings(data) for url, data in document.items()}
+    except (RegistryError, CredentialSettingsError) as exc:
+        raise ValueError(f"{CREDENTIALS_VARIABLE}: {exc}") from None
+
+
 def registry_path() -> Path:
     """The registry file the environment names (`ACCORD_HOST_REGISTRY`), or the default."""
     configured = os.environ.get(REGISTRY_VARIABLE, "").strip()
@@ -111,10 +143,23 @@ class AgentRegistry:
     The file is read on first use and again whenever it changes (another process may write
     it). `initial` URLs are added on first use unless already known; one that cannot be
     reached then is tried again later, at most every `RETRY_SECONDS`.
+
+    Credentials for an agent come from its entry (given when it was added), else from
+    `credentials` (URL -> credentials object, e.g. from `ACCORD_HOST_CREDENTIALS`). The file
+    holds secrets then, so it is kept readable by its owner only.
     """
 
-    def __init__(self, path: Path | str, initial: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        initial: Sequence[str] = (),
+        credentials: Mapping[str, Json] | None = None,
+    ) -> None:
         self.path = Path(path)
+        self._configured = {
+            normalized_url(url): credential_settings(data)
+            for url, data in (credentials or {}).items()
+        }
         self._agents: dict[str, RemoteAgent] = {}
         self._loaded_stamp: tuple[int, int] | None = None
         self._lock = threading.Lock()  # the file is shared by event loops and threads
@@ -129,15 +174,36 @@ class AgentRegistry:
             self._reload()
             return list(self._agents.values())
 
-    async def add(self, url: object) -> RemoteAgent:
+    async def add(self, url: object, credentials: object = None) -> RemoteAgent:
         """Fetch the card at `url` and keep the agent (again, with its card refreshed, if
-        known); RegistryError, saying why, when no usable agent answers there."""
+        known) with `credentials` (a credentials object; None keeps those it had, `{}` drops
+        them); RegistryError, saying why, when they are unusable or no usable agent answers."""
+        try:
+            settings = None if credentials is None else credential_settings(credentials)
+        except CredentialSettingsError as exc:
+            raise RegistryError(f"credentials: {exc}") from None
         agent = await resolve(url)
         with self._lock:
             self._reload()
+            known = self._agents.get(agent.url)
+            if settings is None and known is not None:
+                settings = known.credentials
+            agent = replace(agent, credentials=settings or None)
             self._agents[agent.url] = agent
             self._save()
         return agent
+
+    def credentials_for(self, url: str) -> Credentials | None:
+        """The credentials to present to the agent added by `url` (None: none are given)."""
+        with self._lock:
+            self._reload()
+            known = self._agents.get(url)
+        settings = known.credentials if known is not None else None
+        try:
+            return credentials_from_settings(settings or self._configured.get(url))
+        except CredentialSettingsError as exc:
+            log.error("host: ignoring the credentials for %s: %s", url, exc)
+            return None
 
     async def remove(self, url: str) -> bool:
         """Forget the agent added by `url`; False if it was not known."""
@@ -199,16 +265,34 @@ class AgentRegistry:
         for entry in entries:
             try:
                 card = parse_card(json.dumps(entry["card"]).encode(), str(self.path))
-                self._agents[normalized_url(entry["url"])] = RemoteAgent(entry["url"], card)
-            except (A2AClientError, RegistryError, LookupError, TypeError) as exc:
+                settings = credential_settings(entry.get("credentials")) or None
+                self._agents[normalized_url(entry["url"])] = RemoteAgent(
+                    entry["url"], card, settings
+                )
+            except (
+                A2AClientError,
+                RegistryError,
+                CredentialSettingsError,
+                LookupError,
+                TypeError,
+            ) as exc:
                 log.error("host: skipping an entry of %s: %s", self.path, exc)
 
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        document = {
-            "agents": [{"url": a.url, "card": _card_json(a.card)} for a in self._agents.values()]
-        }
+        document = {"agents": [_saved(agent) for agent in self._agents.values()]}
         temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        # Owner only: the file may hold credentials (made so before anything is written).
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(descriptor, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(json.dumps(document, indent=2) + "\n")
         os.replace(temporary, self.path)
         self._loaded_stamp = self._stamp()
+
+
+def _saved(agent: RemoteAgent) -> Json:
+    saved: Json = {"url": agent.url, "card": _card_json(agent.card)}
+    if agent.credentials:
+        saved["credentials"] = agent.credentials
+    return saved

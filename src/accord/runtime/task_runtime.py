@@ -408,16 +408,25 @@ class TaskRuntime:
         if task.status.state.is_terminal:
             raise TaskNotCancelable(f"task {task_id} is already {task.status.state.value}")
         if run.worker is not None and not run.worker.done():
-            try:
-                await self.executor.cancel(run.context, _RunSink(self, run))
-            except A2AError:
-                raise
-            except Exception:
-                log.exception("executor.cancel failed for task %s", task_id)
+            await self._ask_executor_to_cancel(run)
             run.worker.cancel()
+        elif run.worker is None and task.status.state.is_interrupted:
+            # No run is active, but the agent may hold work of its own for the task (a host
+            # follows remote tasks that asked): its cancel hook gets the task to clean up.
+            await self._ask_executor_to_cancel(run)
         if not task.status.state.is_terminal:
             await self._emit(run, _status_event(task.id, task.context_id, TaskState.CANCELED))
         return task
+
+    async def _ask_executor_to_cancel(self, run: _Run) -> None:
+        """The executor's cancel hook; an A2AError it raises refuses the cancel, anything else
+        is logged and the task is canceled all the same."""
+        try:
+            await self.executor.cancel(run.context, _RunSink(self, run))
+        except A2AError:
+            raise
+        except Exception:
+            log.exception("executor.cancel failed for task %s", run.task_id)
 
     async def close(self) -> None:
         """Stop every run still going and let other replicas take over their tasks at once."""

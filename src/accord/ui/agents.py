@@ -43,10 +43,16 @@ async def host_agents(http: httpx.AsyncClient, base: str) -> list[Any] | None:
     return listed if isinstance(listed, list) else None
 
 
-async def register_with_host(http: httpx.AsyncClient, host: str, url: str) -> str | None:
-    """Ask the host at `host` to delegate to the agent at `url`; None, or why it refused."""
+async def register_with_host(
+    http: httpx.AsyncClient, host: str, url: str, credentials: dict[str, str] | None = None
+) -> str | None:
+    """Ask the host at `host` to delegate to the agent at `url` (presenting `credentials`,
+    when given); None, or why it refused."""
+    body: dict[str, Any] = {"url": url}
+    if credentials is not None:
+        body["credentials"] = credentials
     try:
-        response = await http.post(host + HOST_ROUTE, json={"url": url})
+        response = await http.post(host + HOST_ROUTE, json=body)
     except httpx.HTTPError as exc:
         return f"the host did not answer: {exc or type(exc).__name__}"
     if response.status_code in (200, 201):

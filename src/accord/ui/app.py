@@ -17,13 +17,19 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from accord.client.credential_settings import (
+    CredentialSettingsError,
+    credential_settings,
+    credentials_from_settings,
+    described,
+)
 from accord.client.interfaces import card_interfaces, interface_key
 from accord.client.transports import TRANSPORTS
 from accord.codecs.card_v1_0 import card_from_v1
 from accord.errors import A2AError
 from accord.types import AgentCard
 from accord.ui.agents import AgentRefused, load_agent, refresh_hosts, register_with_host
-from accord.ui.state import UiState
+from accord.ui.state import AgentEntry, UiState
 from accord.ui.talk import Talker
 
 logger = logging.getLogger("accord.ui")
@@ -38,6 +44,8 @@ PAGES = {
 KEEP_ALIVE_SECONDS = 15.0
 STARTUP_ATTEMPTS = 30
 STATIC = resources.files("accord.ui") / "static"
+UI_CREDENTIALS = ("apiKey", "bearer", "basic")
+"""What an agent may be given in the UI: an API key, a bearer token, a user and password."""
 
 
 class BadRequest(Exception):
@@ -112,20 +120,23 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         return JSONResponse({"conversation": conversation.id, "turn": turn.id}, status_code=202)
 
     async def add_agent(request: Request) -> JSONResponse:
-        url = _text(await _json_body(request), "url").strip()
+        body = await _json_body(request)
+        url = _text(body, "url").strip()
         if not url:
             raise BadRequest("give the agent's URL")
+        settings = _credential_settings(body)
         try:
             agent = await load_agent(talker.http, url)
         except AgentRefused as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
+        await _keep_credentials(agent, settings)
         state.add_agent(agent)
         hosts = [
             a for a in state.agents.values() if a.host_agents is not None and a.url != agent.url
         ]
         registered = []
         for host in hosts:
-            refusal = await register_with_host(talker.http, host.url, agent.url)
+            refusal = await register_with_host(talker.http, host.url, agent.url, settings)
             registered.append({"host": host.url, "name": host.name, "error": refusal})
         await refresh_hosts(talker.http, state)
         return JSONResponse({"agent": agent.to_json(), "hosts": registered}, status_code=201)
@@ -135,12 +146,24 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         return Response(status_code=204)
 
     async def inspect(request: Request) -> JSONResponse:
-        url = _text(await _json_body(request), "url").strip()
+        body = await _json_body(request)
+        url = _text(body, "url").strip()
+        settings = _credential_settings(body)
         try:
             agent = await load_agent(talker.http, url)
         except AgentRefused as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
+        await _keep_credentials(agent, settings)
         return JSONResponse({**agent.to_json(), "interfaces": _interfaces(agent.card)})
+
+    async def _keep_credentials(agent: AgentEntry, settings: dict[str, str] | None) -> None:
+        """Give the agent `settings` (None: keep what it was given before)."""
+        if settings is None:
+            known = state.agents.get(agent.url)
+            agent.credentials = known.credentials if known is not None else []
+            return
+        await talker.set_credentials(agent.url, credentials_from_settings(settings))
+        agent.credentials = described(settings)
 
     async def snapshot(request: Request) -> JSONResponse:
         return JSONResponse(state.snapshot(request.query_params.get("task")))
@@ -202,6 +225,20 @@ def _interfaces(card: dict[str, Any]) -> list[dict[str, Any]]:
         jsonrpc = next(i for i in found if i["transport"] == "JSONRPC")
         found.append({**jsonrpc, "version": "0.1", "spoken": True, "legacy": True})
     return found
+
+
+def _credential_settings(body: dict[str, Any]) -> dict[str, str] | None:
+    """The `credentials` of a request (None when it gives none); BadRequest when unusable."""
+    if body.get("credentials") is None:
+        return None
+    try:
+        settings = credential_settings(body["credentials"])
+    except CredentialSettingsError as exc:
+        raise BadRequest(f"credentials: {exc}") from None
+    other = [key for key in settings if key not in UI_CREDENTIALS]
+    if other:
+        raise BadRequest(f"credentials: the UI takes {', '.join(UI_CREDENTIALS)}, not {other[0]}")
+    return settings
 
 
 def _sse(name: str, data: Any) -> str:

@@ -62,6 +62,7 @@ class AgentEntry:
     card: Json
     checks: list[CardCheck]
     host_agents: list[Json] | None = None  # the agents it delegates to, when it is a host
+    credentials: list[str] = field(default_factory=list)  # which are given (never values)
 
     @property
     def name(self) -> str:
@@ -78,6 +79,7 @@ class AgentEntry:
             "valid": all(check.valid for check in self.checks),
             "host": self.host_agents is not None,
             "hostAgents": self.host_agents,
+            "credentials": self.credentials,
         }
 
 

@@ -9,8 +9,9 @@ from typing import Any
 
 import httpx
 
-from accord.client import Client
-from accord.errors import A2AClientError, A2AError
+from accord.client import Client, Credentials
+from accord.client.credentials import CredentialsRequired, describe_requirements
+from accord.errors import A2AClientError, A2AError, PermissionDenied, Unauthenticated
 from accord.types import DataPart, Message, Part, Role, TextPart, new_id
 from accord.ui.recording import CURRENT_SINK, RecordingTransport
 from accord.ui.state import Conversation, Turn, UiState
@@ -36,20 +37,37 @@ class Talker:
 
     def __init__(self, state: UiState, timeout: float = 60.0) -> None:
         self.state = state
-        self.http = httpx.AsyncClient(
-            transport=RecordingTransport(), timeout=httpx.Timeout(timeout, connect=10.0)
-        )
+        self.timeout = httpx.Timeout(timeout, connect=10.0)
+        self.http = httpx.AsyncClient(transport=RecordingTransport(), timeout=self.timeout)
         self._clients: dict[tuple[str, str | None, str | None], Client] = {}
+        self._credentials: dict[str, Credentials] = {}
         self._running: set[asyncio.Task[None]] = set()
+
+    async def set_credentials(self, agent_url: str, credentials: Credentials | None) -> None:
+        """Present `credentials` to the agent at `agent_url` from now on (None: none); they
+        stay in this process's memory only."""
+        url = agent_url.rstrip("/")
+        if credentials is None:
+            self._credentials.pop(url, None)
+        else:
+            self._credentials[url] = credentials
+        for key in [key for key in self._clients if key[0].rstrip("/") == url]:
+            await self._clients.pop(key).aclose()
 
     def client(self, conversation: Conversation) -> Client:
         key = (conversation.agent_url, conversation.transport, conversation.version)
         if key not in self._clients:
+            credentials = self._credentials.get(conversation.agent_url.rstrip("/"))
+            # With credentials the client makes its own httpx client (to present them), over
+            # a recording transport all the same.
             self._clients[key] = Client(
                 conversation.agent_url,
-                http_client=self.http,
+                http_client=self.http if credentials is None else None,
                 transport=conversation.transport,
                 version=conversation.version,
+                credentials=credentials,
+                http_transport=None if credentials is None else RecordingTransport(),
+                timeout=self.timeout,
             )
         return self._clients[key]
 
@@ -79,8 +97,8 @@ class Talker:
 
         token = CURRENT_SINK.set(sink)
         error: str | None = None
+        client = self.client(conversation)
         try:
-            client = self.client(conversation)
             card = await client.get_card()
             transport = await client.transport()
             if transport.interface.transport == "GRPC":
@@ -91,6 +109,8 @@ class Talker:
                         self.state.observe(turn, event)
             else:
                 self.state.observe(turn, await client.send(message))
+        except (Unauthenticated, PermissionDenied, CredentialsRequired) as exc:
+            error = refusal_in_words(client, exc)
         except A2AError as exc:
             error = (
                 f"the agent answered with error {exc.code} ({type(exc).__name__}): {exc.message}"
@@ -111,3 +131,20 @@ class Talker:
         for client in self._clients.values():
             await client.aclose()
         await self.http.aclose()
+
+
+def refusal_in_words(client: Client, exc: Exception) -> str:
+    """Why the agent refused, and what its card asks for (a credential to give when adding it)."""
+    card = client.card
+    name = card.name if card is not None else client.url
+    asks = describe_requirements(card) if card is not None and card.security else None
+    if isinstance(exc, PermissionDenied):
+        said = f"{name} refused these credentials (HTTP 403: not allowed)"
+    elif isinstance(exc, CredentialsRequired):
+        said = f"{name} needs credentials this UI was not given"
+    else:
+        said = f"{name} refused the request: HTTP 401, credentials missing or wrong"
+    wants = f"; it asks for {asks}" if asks else ""
+    hint = ". Add the agent again (Agents page or Inspector) with that credential."
+    reason = exc.message if isinstance(exc, A2AError) else str(exc)
+    return f"{said}{wants}{hint} ({reason})"

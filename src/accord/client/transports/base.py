@@ -15,7 +15,13 @@ from accord.client.event_stream import IdentifiedEvents as IdentifiedEvents
 from accord.client.failures import describe_validation_error
 from accord.codecs import VERSION_HEADER, ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
-from accord.errors import A2AClientError, A2AError, PermissionDenied, Unauthenticated
+from accord.errors import (
+    A2AClientError,
+    A2AError,
+    PermissionDenied,
+    RateLimited,
+    Unauthenticated,
+)
 from accord.types import AgentInterface, StreamEvent
 
 P = TypeVar("P")
@@ -107,6 +113,14 @@ def event_document(sse: ServerSentEvent, url: str) -> Any:
         return json.loads(sse.data)
     except ValueError:
         raise A2AClientError(f"an event from {url} is not JSON: {sse.data[:80]!r}") from None
+
+
+def waiting_as_told(error: Exception, response: httpx.Response) -> Exception:
+    """`error`, a RateLimited one waiting as long as the answer's `Retry-After` says (seconds)."""
+    seconds = response.headers.get("retry-after", "")
+    if isinstance(error, RateLimited) and seconds.isdigit():
+        error.retry_after = float(seconds)
+    return error
 
 
 def auth_refusal(response: httpx.Response, what: str) -> A2AError | None:

@@ -23,9 +23,10 @@ from accord.client.transports.base import (
     event_id,
     is_event_stream,
     json_body,
+    waiting_as_told,
 )
 from accord.codecs.base import ClientCall, ClientCodec
-from accord.errors import A2AClientError
+from accord.errors import A2AClientError, RateLimited
 from accord.types import AgentInterface, JsonRpcId, JSONRPCRequest, StreamEvent
 
 P = TypeVar("P")
@@ -53,7 +54,10 @@ class JsonRpcTransport(Transport):
                 content=self._request(request_id, call, params),
                 headers=self._request_headers(accept=JSON),
             )
-        return self._result(_response_document(response, self.url), call, request_id)
+        try:
+            return self._result(_response_document(response, self.url), call, request_id)
+        except RateLimited as exc:
+            raise waiting_as_told(exc, response) from None
 
     async def stream(
         self, call: ClientCall[P, StreamEvent], params: P, last_event_id: int | None = None
@@ -69,7 +73,11 @@ class JsonRpcTransport(Transport):
                 if not is_event_stream(response):
                     await response.aread()
                     document = _response_document(response, self.url)
-                    yield self._result(document, call, request_id), None
+                    try:
+                        result = self._result(document, call, request_id)
+                    except RateLimited as exc:
+                        raise waiting_as_told(exc, response) from None
+                    yield result, None
                     return
                 async for sse in EventSource(response).aiter_sse():
                     if sse.data:

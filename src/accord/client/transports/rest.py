@@ -20,6 +20,7 @@ from accord.client.transports.base import (
     event_id,
     is_event_stream,
     json_body,
+    waiting_as_told,
 )
 from accord.codecs.base import ClientCall, ClientCodec
 from accord.codecs.rest import RestCodec, RestRequest, error_from_body, rest_request
@@ -96,7 +97,7 @@ def _error(response: httpx.Response, verb: str, url: str) -> Exception:
     """The A2AError of an error response's body, else an A2AClientError."""
     error = error_from_body(json_body(response.content), response.status_code)
     if error is not None:
-        return error
+        return waiting_as_told(error, response)
     refused = auth_refusal(response, f"{verb} {url}")
     if refused is not None:
         return refused

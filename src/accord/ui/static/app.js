@@ -214,6 +214,25 @@ async function sendMessage(agent, conversationId, body) {
   return result.conversation;
 }
 
+// Credentials for an agent: kept by the UI's server (in memory) and presented as its card asks.
+function credentialFields() {
+  const kind = h("select", { name: "credential-kind", "aria-label": "credentials" },
+    h("option", { value: "" }, "no credentials"), h("option", { value: "apiKey" }, "API key"),
+    h("option", { value: "bearer" }, "bearer token"), h("option", { value: "basic" }, "user and password"));
+  const user = h("input", { name: "credential-user", placeholder: "user", autocomplete: "off", hidden: true });
+  const secret = h("input", { name: "credential-secret", type: "password", placeholder: "secret", autocomplete: "off", hidden: true });
+  kind.addEventListener("change", () => { user.hidden = kind.value !== "basic"; secret.hidden = !kind.value; });
+  return {
+    el: h("span", { class: "row credentials" }, kind, user, secret),
+    // undefined: keep what the agent was given before
+    value() {
+      if (!kind.value || !secret.value) return undefined;
+      return { [kind.value]: kind.value === "basic" ? `${user.value}:${secret.value}` : secret.value };
+    },
+    clear() { secret.value = ""; user.value = ""; },
+  };
+}
+
 // --- pages -----------------------------------------------------------------------------------
 
 const pages = {};
@@ -325,14 +344,16 @@ pages.agents = {
     this.url = h("input", { class: "grow", name: "url", placeholder: "http://127.0.0.1:8001", autocomplete: "off" });
     this.message = h("div", { id: "agent-message" });
     this.list = h("div", { id: "agents" });
-    const form = h("form", { class: "row" }, this.url, h("button", { type: "submit" }, "Add agent"));
+    this.credentials = credentialFields();
+    const form = h("form", { class: "row", id: "add-agent" }, this.url, this.credentials.el, h("button", { type: "submit" }, "Add agent"));
     form.addEventListener("submit", (event) => { event.preventDefault(); this.add(); });
     main.append(h("h1", {}, "Agents"), form, this.message, this.list);
   },
   async add() {
     this.message.replaceChildren(h("div", { class: "muted" }, "Fetching the card…"));
     try {
-      const result = await api("POST", "/api/agents", { url: this.url.value });
+      const result = await api("POST", "/api/agents", { url: this.url.value, credentials: this.credentials.value() });
+      this.credentials.clear();
       S.agents[result.agent.url] = result.agent;
       const hosts = result.hosts.map((r) => r.error ? `${r.name}: ${r.error}` : `registered with ${r.name}`);
       this.message.replaceChildren(h("div", { class: `banner ${result.agent.valid ? "ok" : "bad"}` },
@@ -361,6 +382,8 @@ function renderAgent(agent) {
   const skills = Array.isArray(card.skills) ? card.skills : [];
   return h("div", { class: "card", "data-agent": agent.url },
     h("div", { class: "row" }, h("strong", {}, agent.name), h("span", { class: "url" }, agent.url),
+      (agent.credentials || []).length ? h("span", { class: "tag", "data-credentials": agent.credentials.join(" ") },
+        `credentials: ${agent.credentials.join(", ")}`) : null,
       h("a", { href: `/?agent=${encodeURIComponent(agent.url)}` }, "talk"),
       h("a", { href: `/inspector?url=${encodeURIComponent(agent.url)}` }, "inspect"),
       h("button", { class: "plain", onclick: async () => {
@@ -389,7 +412,8 @@ pages.inspector = {
     this.input = h("input", { class: "grow", name: "message", placeholder: "Message", autocomplete: "off" });
     this.items = h("div", { class: "items" });
     this.log = h("ol", { class: "timeline", id: "frames" });
-    const load = h("form", { class: "row" }, this.url, h("button", { type: "submit" }, "Inspect"));
+    this.credentials = credentialFields();
+    const load = h("form", { class: "row", id: "inspect" }, this.url, this.credentials.el, h("button", { type: "submit" }, "Inspect"));
     load.addEventListener("submit", (event) => { event.preventDefault(); this.load(); });
     const send = h("form", { class: "row", id: "inspector-send" }, this.interface, this.input, h("button", { type: "submit" }, "Send"));
     send.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
@@ -401,7 +425,8 @@ pages.inspector = {
     this.info.replaceChildren(h("div", { class: "muted" }, "Fetching the card…"));
     this.conversation = null;
     try {
-      const agent = await api("POST", "/api/inspect", { url: this.url.value });
+      const agent = await api("POST", "/api/inspect", { url: this.url.value, credentials: this.credentials.value() });
+      this.credentials.clear();
       this.agent = agent;
       this.info.replaceChildren(h("div", { class: "card" }, h("strong", {}, agent.name), " ",
         h("span", { class: "url" }, agent.cardUrl), renderChecks(agent)));
