@@ -16,10 +16,17 @@ from pathlib import Path
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from accord import Agent
+from accord.keys import KeyStore
+from accord.keys.cards import JWKS_PATH
+from accord.keys.notifications import DELIVERY_ID_HEADER, SIGNATURE_HEADER, sign_notification
 from accord.samples.echo import agent as echo
 from agents_for_tests import SAFETY_TIMEOUT
+from live_server import serve_app
 from served_process import TESTS_DIR, accord_command, accord_serve, free_port
 
 PUSHING_ECHO = Agent(echo.executor, name="Pushing echo", push_notifications=True)
@@ -131,3 +138,25 @@ def test_serve_refuses_a_bad_push_allow_entry(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "--push-allow" in result.stderr and "'nonsense'" in result.stderr
     assert list(tmp_path.iterdir()) == []  # refused before any store or key was made
+
+
+def test_push_listen_shows_a_notification_delivered_twice_once() -> None:
+    keys = KeyStore.ephemeral()
+    agent = Starlette(routes=[Route(JWKS_PATH, lambda _: JSONResponse(keys.jwks()))])
+    task = {"id": "t-1", "contextId": "c", "kind": "task", "status": {"state": "working"}}
+    body = json.dumps(task).encode()
+    with serve_app(agent) as agent_url, listening("--agent", agent_url) as (port, lines, _):
+        hook = f"http://127.0.0.1:{port}/"
+
+        def post(delivery_id: str) -> int:
+            signature = sign_notification(
+                keys.active(), issuer=agent_url, audience=hook, task_id="t-1", body=body
+            )  # each try is signed anew; its delivery id stays
+            headers = {SIGNATURE_HEADER: signature, DELIVERY_ID_HEADER: delivery_id}
+            return httpx.post(hook, content=body, headers=headers).status_code
+
+        assert [post("d-1"), post("d-1"), post("d-2")] == [204, 204, 204]
+        printed = [next_line(lines), next_line(lines)]
+        with pytest.raises(queue.Empty):
+            lines.get(timeout=0.5)
+    assert printed == ["task t-1: task working"] * 2  # d-1 once, then d-2

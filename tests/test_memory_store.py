@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Sequence
 
+from accord.core.deliveries import Delivery
 from accord.core.records import EventRecord
 from accord.store import InMemoryTaskStore, TaskQuery, TaskStore
 from accord.types import Artifact, Task, TaskState, TaskStatus, TextPart, new_id
@@ -68,11 +70,17 @@ class SlowSaves(InMemoryTaskStore):
         self.saved: list[tuple[int, str]] = []
 
     async def save(
-        self, task: Task, seq: int, record: EventRecord | None = None, *, owner: str = ""
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = "",
+        outbox: Sequence[Delivery] = (),
     ) -> None:
         await asyncio.sleep(0.001 * (5 - seq))
         self.saved.append((seq, task.status.state.value))
-        await super().save(task, seq, record, owner=owner)
+        await super().save(task, seq, record, owner=owner, outbox=outbox)
 
 
 async def test_a_store_with_only_save_commits_staged_saves_in_order_as_staged() -> None:

@@ -27,9 +27,11 @@ from accord.core.records import EventRecord
 from accord.keys import KeyStore, StaticKeys
 from accord.keys.notifications import SIGNATURE_HEADER, sign_notification
 from accord.push import NotificationRefused, SeenTokens, verify
+from accord.runtime.delivery import DeliveryWorker, RetrySchedule
 from accord.runtime.push import PushSender
 from accord.runtime.webhook_guard import WebhookGuard
 from accord.samples.echo import agent as echo
+from accord.store import InMemoryTaskStore
 from accord.types import (
     PushNotificationConfig,
     Task,
@@ -72,8 +74,9 @@ class Agency:
 
     async def idle(self) -> None:
         """Wait until every queued delivery went out (or was given up)."""
+        deliveries = self.app.state.runtime.deliveries
         deadline = time.monotonic() + SAFETY_TIMEOUT
-        while self.sender.busy:
+        while deliveries.busy:
             assert time.monotonic() < deadline, "deliveries still pending"
             await asyncio.sleep(0.02)
 
@@ -266,12 +269,9 @@ async def test_a_delivery_that_breaks_does_not_stop_the_other_webhooks_of_its_ta
             PushTarget(PushNotificationConfig(url=hook_url, token="tök")),
         ]
         good = PushTarget(PushNotificationConfig(url=hook_url, token="ok"))
+        states = (TaskState.WORKING, TaskState.COMPLETED)
         try:
-            for seq, state in enumerate((TaskState.WORKING, TaskState.COMPLETED), start=1):
-                task = finished("t-1", state)
-                sender.send(
-                    "t-1", [*broken, good], EventRecord.of("t-1", seq, task, final=False), task
-                )
+            await deliver(sender, [*broken, good], [finished("t-1", state) for state in states])
             await hook.reached("completed").wait()
         finally:
             await sender.close()
@@ -307,14 +307,27 @@ def serving_tls(app: Starlette, issued: Issued) -> Iterator[int]:
         thread.join(timeout=SAFETY_TIMEOUT)
 
 
+async def deliver(sender: PushSender, targets: list[PushTarget], tasks: list[Task]) -> None:
+    """Each of `tasks` (one task's states) to `targets` through an outbox, tried once each."""
+    store = InMemoryTaskStore()
+    worker = DeliveryWorker(store, sender, schedule=RetrySchedule(attempts=1))
+    for seq, task in enumerate(tasks, start=1):
+        record = EventRecord.of(task.id, seq, task, final=False)
+        outbox = worker.outbox(task.id, seq, targets, record, task)
+        await store.save(task, seq, record, outbox=outbox)
+    worker.start()
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    try:
+        while worker.busy:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+    finally:
+        await worker.close()
+
+
 async def deliver_once(sender: PushSender, url: str) -> None:
     task = finished("t-tls", TaskState.COMPLETED)
-    target = PushTarget(PushNotificationConfig(url=url))
-    sender.send("t-tls", [target], EventRecord.of("t-tls", 1, task, final=True), task)
-    deadline = time.monotonic() + SAFETY_TIMEOUT
-    while sender.busy:
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.02)
+    await deliver(sender, [PushTarget(PushNotificationConfig(url=url))], [task])
 
 
 @pytest.mark.parametrize(
@@ -338,7 +351,7 @@ async def test_https_webhooks_have_their_certificate_verified_for_their_name(
     with serving_tls(app, ca.issue(certified)) as port:
         verify_with = ssl.create_default_context(cafile=str(ca.cert)) if trusted else True
         http = httpx.AsyncClient(verify=verify_with, timeout=5.0, trust_env=False)
-        sender = PushSender(http, guard=WebhookGuard(LOOPBACK, resolver=hooks_test), attempts=1)
+        sender = PushSender(http, guard=WebhookGuard(LOOPBACK, resolver=hooks_test))
         try:
             await deliver_once(sender, f"https://hooks.test:{port}/hook")
         finally:
@@ -377,7 +390,7 @@ async def test_an_endless_answer_or_a_hanging_receiver_costs_the_sender_nothing(
         ]
     )
     with serve_app(receiver) as url:
-        sender = PushSender(guard=WebhookGuard(LOOPBACK), timeout=0.5, attempts=1)
+        sender = PushSender(guard=WebhookGuard(LOOPBACK), timeout=0.5)
         try:
             started = time.monotonic()
             await deliver_once(sender, url + "/endless")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from asyncio import Future
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -13,6 +13,7 @@ import pytest
 import accord
 from accord import AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import EventSink
+from accord.core.deliveries import Delivery
 from accord.errors import (
     ContentTypeNotSupported,
     InvalidAgentResponse,
@@ -192,9 +193,15 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
 
     class LoggingStore(InMemoryTaskStore):
         def stage(
-            self, task: Task, seq: int, record: EventRecord | None = None, *, owner: str = ""
+            self,
+            task: Task,
+            seq: int,
+            record: EventRecord | None = None,
+            *,
+            owner: str = "",
+            outbox: Sequence[Delivery] = (),
         ) -> Future[None]:
-            saved = super().stage(task, seq, record, owner=owner)
+            saved = super().stage(task, seq, record, owner=owner, outbox=outbox)
             assert saved.done()  # the memory store saves at once
             log.append(("save", seq))
             return saved
@@ -229,9 +236,15 @@ class HeldStore(InMemoryTaskStore):
         self.held: list[asyncio.Future[None]] = []
 
     def stage(
-        self, task: Task, seq: int, record: EventRecord | None = None, *, owner: str = ""
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = "",
+        outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
-        saved = super().stage(task, seq, record, owner=owner)
+        saved = super().stage(task, seq, record, owner=owner, outbox=outbox)
         if seq < self.held_from:
             return saved
         self.held.append(asyncio.get_running_loop().create_future())

@@ -33,6 +33,7 @@ from accord.store.sql.migrations import (
 from accord.store.sql.schema import (
     metadata,
     push_configs,
+    push_deliveries,
     schema_version,
     task_events,
     task_runners,
@@ -217,8 +218,9 @@ NOW = datetime.now(UTC)
 
 
 async def create_version_3(connection: AsyncConnection) -> None:
-    """The tables as accord made them at schema version 3: tasks without owners."""
+    """The tables as accord made them at schema version 3: tasks without owners, no outbox."""
     await connection.run_sync(metadata.create_all)
+    await connection.execute(text(f"DROP TABLE {push_deliveries}"))
     await connection.execute(text("DROP INDEX ix_accord_tasks_owner_listing"))
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN owner"))
 

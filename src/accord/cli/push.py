@@ -15,9 +15,10 @@ from starlette.routing import Route
 from accord.cli.errors import reports_errors
 from accord.cli.options import AgentAddress, TaskIdArgument, talks_to_agent
 from accord.cli.output import print_json_line
+from accord.cli.push_failures import failures
 from accord.keys import JwksClient
 from accord.keys.cards import JWKS_PATH
-from accord.push import NotificationRefused, SeenTokens, verify
+from accord.push import DeliveryIds, NotificationRefused, SeenTokens, verify
 from accord.types import PushNotificationConfig
 
 push_app = typer.Typer(
@@ -59,6 +60,7 @@ def listen(
     audience = url or f"http://{host}:{port}/{path.lstrip('/')}"
     keys = JwksClient(jwks or urljoin(agent, JWKS_PATH))
     seen = SeenTokens()
+    delivered = DeliveryIds()
 
     async def receive(request: Request) -> Response:
         body = await request.body()
@@ -69,6 +71,8 @@ def listen(
         except NotificationRefused as exc:
             typer.echo(f"refused: {exc}", err=True)
             return PlainTextResponse(str(exc), status_code=401)
+        if not delivered.first(notification.delivery_id):
+            return Response(status_code=204)  # delivered again (at least once): shown already
         try:
             summary = describe(notification.json())
         except ValueError:
@@ -152,3 +156,6 @@ def delete_config(agent: AgentAddress, task_id: TaskIdArgument, config_id: Confi
     with agent.connect() as client:
         client.delete_push_config(task_id, config_id)
     typer.echo(f"deleted {config_id}")
+
+
+push_app.command("failures")(failures)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TypeVar
 
 from accord.cli.errors import BadArgument, fail
 from accord.store import DEFAULT_STORE_URL, Retention, TaskStore, open_store
 from accord.store.factory import MEMORY
 from accord.store.retention import DEFAULT_CLEANUP_INTERVAL
 
+T = TypeVar("T")
 OFF = "off"
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>[smhd]?)")
@@ -82,6 +84,21 @@ def upgrade_schema(url: str) -> str:
 
     with _reported(url):
         return asyncio.run(upgrade())
+
+
+def reading_store(url: str, read: Callable[[TaskStore], Awaitable[T]]) -> T:
+    """What `read` finds in the store at `url` (opened for it, closed after)."""
+
+    async def run() -> T:
+        store = open_store(url)
+        try:
+            await store.open()
+            return await read(store)
+        finally:
+            await store.close()
+
+    with _reported(url):
+        return asyncio.run(run())
 
 
 @contextmanager

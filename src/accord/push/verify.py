@@ -17,6 +17,7 @@ from accord.keys.cards import TrustedKeys
 from accord.keys.jwks_client import JwksClient, JwksError
 from accord.keys.notifications import (
     BODY_HASH_CLAIM,
+    DELIVERY_ID_HEADER,
     SIGNATURE_HEADER,
     TASK_ID_CLAIM,
     TOKEN_HEADER,
@@ -40,6 +41,9 @@ class Notification:
     task_id: str
     body: bytes
     claims: dict[str, Any]
+    delivery_id: str | None = None
+    """The sender's id of this notification (`X-A2A-Delivery-Id`): the same on every try, so
+    one that arrives twice (delivery is at least once) can be recognized."""
 
     def json(self) -> Any:
         """The body parsed (a Task, or a 1.0 StreamResponse)."""
@@ -107,7 +111,8 @@ async def verify(
         raise NotificationRefused("the token is valid for too long")
     if not (seen or _SEEN).first_use(str(claims["jti"]), float(claims["exp"]) + leeway):
         raise NotificationRefused("this notification was already received (replayed token)")
-    return Notification(str(claims[TASK_ID_CLAIM]), body, claims)
+    delivery_id = lowered.get(DELIVERY_ID_HEADER.lower())
+    return Notification(str(claims[TASK_ID_CLAIM]), body, claims, delivery_id)
 
 
 async def _claims(

@@ -13,6 +13,7 @@ from pydantic_core import PydanticSerializationError
 from accord.agents.context import RequestContext
 from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
 from accord.core.call_context import CallContext
+from accord.core.deliveries import Delivery
 from accord.core.failures import report_failure
 from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
@@ -27,6 +28,7 @@ from accord.errors import (
     UnsupportedOperation,
 )
 from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
+from accord.runtime.delivery import DeliveryWorker
 from accord.runtime.publishing import PublishQueue
 from accord.runtime.push import PushSender
 from accord.runtime.replicas import HANDOVER_TIMEOUT, Replicas
@@ -145,6 +147,7 @@ class TaskRuntime:
         *,
         runner_ttl: float = 15.0,
         push: PushSender | None = None,
+        deliveries: DeliveryWorker | None = None,
         debug: bool = False,
     ) -> None:
         self.executor = executor
@@ -154,6 +157,10 @@ class TaskRuntime:
         self.replica_id: str = getattr(self.bus, "replica_id", None) or new_id()
         self.runner_ttl = runner_ttl
         self.push = push
+        # Webhook deliveries go to the store's outbox with their event; this sends them.
+        self.deliveries = deliveries
+        if deliveries is None and push is not None:
+            self.deliveries = DeliveryWorker(self.store, push)
         self._runs: dict[str, _Run] = {}
         self.replicas = Replicas(
             self,
@@ -168,6 +175,8 @@ class TaskRuntime:
         """Connect the bus and take up this replica's duties among the others."""
         await self.bus.start()
         await self.replicas.open()
+        if self.deliveries is not None:
+            self.deliveries.start()
 
     async def start(
         self,
@@ -427,6 +436,8 @@ class TaskRuntime:
         await asyncio.gather(*workers, return_exceptions=True)
         await self.replicas.close()
         await self.bus.close()
+        if self.deliveries is not None:
+            await self.deliveries.close()
         if self.push is not None:
             await self.push.close()
 
@@ -533,12 +544,13 @@ class TaskRuntime:
         if payload is None:
             payload = change.to_json()
         record = EventRecord(run.task_id, run.seq, change, final, payload)
-        saved = self.store.stage(run.task, run.seq, record, owner=run.owner)
+        outbox = await self._outbox(run, record)
+        saved = self.store.stage(run.task, run.seq, record, owner=run.owner, outbox=outbox)
+        if outbox and self.deliveries is not None:
+            saved.add_done_callback(partial(_wake_on_commit, self.deliveries))
         # Only a chunk appended to an artifact goes ahead of its save: a stream of them commits
-        # many per transaction. Webhook bodies are made from the task as it is: with webhooks,
-        # nothing goes ahead.
+        # many per transaction.
         wait = final or not (isinstance(change, TaskArtifactUpdateEvent) and change.append)
-        wait = wait or (self.push is not None and bool(await self._push_configs(run)))
         if run.publishing is None and (wait or saved.done()):  # nothing went ahead yet
             await saved
             await self._publish(run, record)
@@ -550,27 +562,33 @@ class TaskRuntime:
 
     async def _publish(self, run: _Run, record: EventRecord) -> None:
         await self.bus.publish(record)
-        if self.push is not None:
-            await self._notify(run, record)
 
     async def _push_configs(self, run: _Run) -> list[PushTarget]:
         if run.push_configs is None:
             run.push_configs = await self.store.list_push_configs(run.task_id)
         return run.push_configs
 
-    async def _notify(self, run: _Run, record: EventRecord) -> None:
-        """Tell the task's webhooks about `record`, each in its payload format (only the
-        replica running the task does)."""
-        assert self.push is not None and run.task is not None
+    async def _outbox(self, run: _Run, record: EventRecord) -> list[Delivery]:
+        """The webhook deliveries `record` causes, each in its payload format, bodies made from
+        the task as it is now (only the replica running the task makes them)."""
+        if self.deliveries is None:
+            return []
+        assert run.task is not None
         push_configs = await self._push_configs(run)
-        if push_configs:
-            self.push.send(run.task_id, push_configs, record, run.task)
+        if not push_configs:
+            return []
+        return self.deliveries.outbox(run.task_id, run.seq, push_configs, record, run.task)
 
     def push_configs_changed(self, task_id: str) -> None:
         """A webhook of the task was set or deleted: reload them before the next update."""
         run = self._runs.get(task_id)
         if run is not None:
             run.push_configs = None
+
+
+def _wake_on_commit(deliveries: DeliveryWorker, saved: asyncio.Future[None]) -> None:
+    if not saved.cancelled() and saved.exception() is None:
+        deliveries.wake()
 
 
 def _serialized(event: AgentEvent) -> bytes:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from asyncio import Future
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
+from accord.core.deliveries import Delivery
 from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.query import TaskPage, TaskQuery
@@ -67,9 +69,11 @@ class TaskStore(ABC):
         record: EventRecord | None = None,
         *,
         owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
     ) -> None:
-        """Create or update `task` as of event `seq`, appending `record` to its event log; a
-        new task (`seq` 1) belongs to `owner`, which later saves leave as it is.
+        """Create or update `task` as of event `seq`, appending `record` to its event log and
+        the webhook deliveries it causes to the outbox, all or nothing; a new task (`seq` 1)
+        belongs to `owner`, which later saves leave as it is.
 
         Raises StaleTaskError when the stored task is not at `seq - 1`.
         """
@@ -87,6 +91,7 @@ class TaskStore(ABC):
         record: EventRecord | None = None,
         *,
         owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
         """Start saving `task` as of event `seq` (as `save` does); the future completes once
         it is saved, or fails with what `save` would raise.
@@ -101,7 +106,7 @@ class TaskStore(ABC):
         async def save_in_turn() -> None:
             if previous is not None:
                 await asyncio.wait([previous])
-            await self.save(copy, seq, record, owner=owner)
+            await self.save(copy, seq, record, owner=owner, outbox=outbox)
 
         self._last_staged = asyncio.ensure_future(save_in_turn())
         return self._last_staged
@@ -138,6 +143,40 @@ class TaskStore(ABC):
         self, task_id: str, config_id: str, owner: str | None = None
     ) -> bool:
         """Remove one push config of a task; False when there was none."""
+
+    # The outbox: webhook deliveries saved with the event that caused them (`save`), taken
+    # by delivery workers on any replica. A queue is a task's deliveries to one webhook (their
+    # `queue` key): only its oldest unparked delivery is ever handed out, so a webhook gets a
+    # task's updates in order.
+
+    @abstractmethod
+    async def claim_deliveries(
+        self, now: datetime, lease_until: datetime, limit: int
+    ) -> list[Delivery]:
+        """Take up to `limit` deliveries due at `now`, each the head of its queue, for one
+        more try: their `attempts` go up by one and they are not due again before
+        `lease_until` (a worker that dies with them leaves them to another then). Two callers
+        never get the same delivery for the same lease."""
+
+    @abstractmethod
+    async def delivered(self, delivery_id: str) -> None:
+        """Remove a delivery that was sent."""
+
+    @abstractmethod
+    async def retry_delivery(self, delivery_id: str, next_at: datetime, error: str) -> None:
+        """Make a delivery due again at `next_at`, noting why its last try failed."""
+
+    @abstractmethod
+    async def park_delivery(
+        self, delivery_id: str, now: datetime, error: str, *, with_queue: bool = True
+    ) -> int:
+        """Give up on a delivery (parked: never tried again, kept to be seen) and, with
+        `with_queue`, on the rest of its queue too (a webhook that is gone). How many were
+        parked."""
+
+    @abstractmethod
+    async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
+        """Parked deliveries, most recently parked first."""
 
     # Runners: which replica runs which task, and which replicas are alive. A task that is
     # submitted or working while its runner's heartbeat has expired is an orphan. A store

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from asyncio import Future
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
+from accord.core.deliveries import Delivery
 from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
@@ -61,6 +64,8 @@ class InMemoryTaskStore(TaskStore):
         self._context_owners: dict[str, str] = {}
         self._runners: dict[str, str] = {}
         self._alive_until: dict[str, datetime] = {}
+        # The outbox, in the order deliveries were saved (which is `seq` order per queue).
+        self._outbox: dict[str, Delivery] = {}
 
     async def get(self, task_id: str, owner: str | None = None) -> StoredTask | None:
         entry = self._tasks.get(task_id)
@@ -84,8 +89,9 @@ class InMemoryTaskStore(TaskStore):
         record: EventRecord | None = None,
         *,
         owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
     ) -> None:
-        self._save(task, seq, record, owner)
+        self._save(task, seq, record, owner, outbox)
 
     def stage(
         self,
@@ -94,18 +100,26 @@ class InMemoryTaskStore(TaskStore):
         record: EventRecord | None = None,
         *,
         owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
         # Saved before this returns: the store keeps the caller's task itself, as `save` does.
         saved = asyncio.get_running_loop().create_future()
         try:
-            self._save(task, seq, record, owner)
+            self._save(task, seq, record, owner, outbox)
         except StaleTaskError as error:
             saved.set_exception(error)
         else:
             saved.set_result(None)
         return saved
 
-    def _save(self, task: Task, seq: int, record: EventRecord | None, owner: str) -> None:
+    def _save(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None,
+        owner: str,
+        outbox: Sequence[Delivery],
+    ) -> None:
         entry = self._tasks.get(task.id)
         current = _seq(entry) if entry is not None else 0
         if current != seq - 1:
@@ -128,6 +142,8 @@ class InMemoryTaskStore(TaskStore):
             bound = self.retention.max_events_per_task
             if bound is not None and len(log) > bound:
                 del log[:-bound]
+        for delivery in outbox:
+            self._outbox[delivery.id] = delivery
 
     async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
         return [
@@ -189,6 +205,55 @@ class InMemoryTaskStore(TaskStore):
             return {}
         return self._push.get(task_id, {})
 
+    async def claim_deliveries(
+        self, now: datetime, lease_until: datetime, limit: int
+    ) -> list[Delivery]:
+        claimed: list[Delivery] = []
+        queues: set[tuple[str, str]] = set()
+        for delivery in self._outbox.values():
+            queue = (delivery.task_id, delivery.queue)
+            if delivery.parked_at is not None or queue in queues:
+                continue
+            queues.add(queue)  # later ones of this queue wait for this one
+            if delivery.next_at <= now and len(claimed) < limit:
+                claimed.append(self._replace(delivery.claimed(lease_until)))
+        return claimed
+
+    async def delivered(self, delivery_id: str) -> None:
+        self._outbox.pop(delivery_id, None)
+
+    async def retry_delivery(self, delivery_id: str, next_at: datetime, error: str) -> None:
+        delivery = self._outbox.get(delivery_id)
+        if delivery is not None:
+            self._replace(replace(delivery, next_at=next_at, last_error=error))
+
+    async def park_delivery(
+        self, delivery_id: str, now: datetime, error: str, *, with_queue: bool = True
+    ) -> int:
+        parked = self._outbox.get(delivery_id)
+        if parked is None:
+            return 0
+        queue = [
+            delivery
+            for delivery in self._outbox.values()
+            if (delivery.task_id, delivery.queue) == (parked.task_id, parked.queue)
+            and delivery.parked_at is None
+            and ((delivery.seq > parked.seq and with_queue) or delivery is parked)
+        ]
+        for delivery in queue:
+            reason = error if delivery is parked else delivery.last_error or error
+            self._replace(replace(delivery, parked_at=now, last_error=reason))
+        return len(queue)
+
+    async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
+        parked = [delivery for delivery in self._outbox.values() if delivery.parked_at]
+        parked.sort(key=lambda delivery: (delivery.parked_at, delivery.seq), reverse=True)
+        return parked[:limit]
+
+    def _replace(self, delivery: Delivery) -> Delivery:
+        self._outbox[delivery.id] = delivery
+        return delivery
+
     async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
         self._alive_until[replica_id] = expires_at
 
@@ -223,6 +288,8 @@ class InMemoryTaskStore(TaskStore):
                 del self._tasks[task_id], self._finished_at[task_id]
                 events += len(self._events.pop(task_id, ()))
                 self._push.pop(task_id, None)
+                for delivery in [d for d in self._outbox.values() if d.task_id == task_id]:
+                    del self._outbox[delivery.id]
                 self._runners.pop(task_id, None)
                 self._owners.pop(task_id, None)
                 tasks += 1

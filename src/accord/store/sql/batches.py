@@ -11,7 +11,13 @@ from sqlalchemy import Connection, Table, bindparam, delete, func, insert, selec
 from accord.store.base import StaleTaskError
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
-from accord.store.sql.schema import task_events, task_runners, task_snapshots, tasks
+from accord.store.sql.schema import (
+    push_deliveries,
+    task_events,
+    task_runners,
+    task_snapshots,
+    tasks,
+)
 
 
 @dataclass(slots=True, frozen=True)
@@ -30,6 +36,8 @@ class TaskSave:
     terminal: bool
     snapshot: str | None = None
     appended: bool = False
+    deliveries: tuple[dict[str, Any], ...] = ()
+    """Outbox rows the event causes, written only if the save goes through."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -55,6 +63,7 @@ APPEND_TO_TASK = UPDATE_TASK.values(
 )
 STORED_SEQ = select(tasks.c.seq).where(tasks.c.id == bindparam("task_id"))
 LOG_EVENT = insert(task_events)
+ENQUEUE_DELIVERY = insert(push_deliveries)
 _SNAPSHOT = select(tasks.c.snapshot_seq).where(tasks.c.id == bindparam("trimmed_task"))
 # Events a task's snapshot does not hold yet stay, whatever the bound.
 TRIM_LOG = delete(task_events).where(
@@ -102,6 +111,8 @@ class BatchTarget(Protocol):
 
     def log_events(self, rows: list[dict[str, Any]]) -> None: ...
 
+    def enqueue_deliveries(self, rows: list[dict[str, Any]]) -> None: ...
+
     def trim_logs(self, rows: list[dict[str, Any]]) -> None: ...
 
     def claim_runners(self, rows: list[dict[str, Any]]) -> None: ...
@@ -133,6 +144,7 @@ def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) 
     for statement, statement_rows in (
         (target.write_snapshots, rows.snapshots),
         (target.log_events, rows.events),
+        (target.enqueue_deliveries, rows.deliveries),
         (target.trim_logs, rows.trims),
         (target.claim_runners, rows.claims),
         (target.forget_runners, rows.finished),
@@ -161,6 +173,8 @@ class FollowUp:
     """Runner rows to upsert."""
     finished: list[dict[str, Any]]
     """Tasks that lose their runner (`finished`): a finished task has none."""
+    deliveries: list[dict[str, Any]]
+    """Their outbox rows."""
 
 
 def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | None) -> FollowUp:
@@ -170,6 +184,7 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
     applying only that one leaves the row as applying all of them in order would.
     """
     events: list[dict[str, Any]] = []
+    deliveries: list[dict[str, Any]] = []
     snapshots: dict[str, str] = {}
     runners: dict[str, str | None] = {}
     for write, outcome in zip(batch, outcomes, strict=True):
@@ -180,6 +195,7 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
                 snapshots[write.task_id] = write.snapshot
             if write.event is not None:
                 events.append(write.event)
+            deliveries.extend(write.deliveries)
             if write.terminal:
                 runners[write.task_id] = None
     trims = [
@@ -197,6 +213,7 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
             if replica_id is not None
         ],
         finished=[{"finished": task_id} for task_id, replica in runners.items() if replica is None],
+        deliveries=deliveries,
     )
 
 
@@ -240,6 +257,9 @@ class ConnectionTarget:
 
     def log_events(self, rows: list[dict[str, Any]]) -> None:
         self._connection.execute(LOG_EVENT, rows)
+
+    def enqueue_deliveries(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.execute(ENQUEUE_DELIVERY, rows)
 
     def trim_logs(self, rows: list[dict[str, Any]]) -> None:
         self._connection.execute(TRIM_LOG, rows)

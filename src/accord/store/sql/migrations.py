@@ -17,7 +17,7 @@ from sqlalchemy import Connection, func, insert, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from accord.store.sql.engine import writer
-from accord.store.sql.schema import metadata, schema_version
+from accord.store.sql.schema import metadata, push_deliveries, schema_version
 
 BASELINE_VERSION = 1
 BASELINE_DESCRIPTION = "tasks, task events, push configs, task runners, replicas"
@@ -73,12 +73,18 @@ def _task_owners(connection: Connection) -> None:
     )
 
 
+def _push_outbox(connection: Connection) -> None:
+    # The table as schema.py has it (a new table: nothing of the earlier steps' content).
+    push_deliveries.create(connection)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
     Migration(
         3, "task JSON in a table of its own; artifact chunks fold in on read", _task_snapshots
     ),
     Migration(4, "tasks belong to the caller that created them", _task_owners),
+    Migration(5, "an outbox of webhook deliveries", _push_outbox),
 )
 """The steps after the baseline, oldest first."""
 

@@ -1,4 +1,4 @@
-"""Rows of the task store's tables to and from tasks, event records and push configs.
+"""Rows of the task store's tables to and from tasks, event records, push configs, deliveries.
 
 Decoders take any SQLAlchemy row (typed Any: Row's type parameters differ between 2.0 and
 2.1) that has the columns they name.
@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from accord.core.artifacts import merge_artifact
+from accord.core.deliveries import Delivery
 from accord.core.push import PushTarget
 from accord.core.query import status_time
 from accord.core.records import EventRecord
@@ -76,3 +77,15 @@ def event_record(row: Any) -> EventRecord:
 def push_target(row: Any) -> PushTarget:
     """A push config row (columns `config` and `payload_format`)."""
     return PushTarget(PushNotificationConfig.model_validate_json(row.config), row.payload_format)
+
+
+def delivery_values(delivery: Delivery) -> dict[str, Any]:
+    """An outbox row of `delivery`."""
+    return {field: getattr(delivery, field) for field in Delivery.__dataclass_fields__}
+
+
+def delivery(row: Any) -> Delivery:
+    """The Delivery of an outbox row."""
+    values = {field: getattr(row, field) for field in Delivery.__dataclass_fields__}
+    values["body"] = bytes(values["body"])
+    return Delivery(**values)

@@ -126,6 +126,32 @@ push_configs = Table(
     UniqueConstraint("task_id", "config_id"),
 )
 
+# The outbox: webhook POSTs saved with the event that caused them, until sent or parked.
+push_deliveries = Table(
+    "accord_push_deliveries",
+    metadata,
+    Column("id", _key(), primary_key=True),
+    Column("task_id", _key(), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("url", Text, nullable=False),
+    # The webhook (URL and credentials, hashed): a task's deliveries to it go in `seq` order.
+    Column("queue", String(64), nullable=False),
+    Column("config", Text, nullable=False),
+    Column("body", LargeBinary, nullable=False),
+    Column("media_type", String(64), nullable=False),
+    Column("issuer", Text, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("next_at", UtcDateTime(), nullable=False),
+    Column("deadline", UtcDateTime(), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("last_error", Text, nullable=True),
+    Column("parked_at", UtcDateTime(), nullable=True),
+)
+# A queue's head: its unparked deliveries by seq; and the due ones across queues.
+Index("ix_accord_push_deliveries_queue", push_deliveries.c.task_id, push_deliveries.c.queue,
+      push_deliveries.c.seq)  # fmt: skip
+Index("ix_accord_push_deliveries_next_at", push_deliveries.c.next_at)
+
 task_runners = Table(
     "accord_task_runners",
     metadata,

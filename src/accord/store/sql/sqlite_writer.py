@@ -13,6 +13,7 @@ from sqlalchemy.dialects import sqlite
 
 from accord.store.sql.batches import (
     APPEND_TO_TASK,
+    ENQUEUE_DELIVERY,
     FORGET_RUNNER,
     LOG_EVENT,
     NEW_TASK_COLUMNS,
@@ -26,7 +27,13 @@ from accord.store.sql.batches import (
 from accord.store.sql.engine import tune_sqlite_connection
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
-from accord.store.sql.schema import task_events, task_runners, task_snapshots, tasks
+from accord.store.sql.schema import (
+    push_deliveries,
+    task_events,
+    task_runners,
+    task_snapshots,
+    tasks,
+)
 
 THREAD_NAME = "accord-sqlite-writer"
 
@@ -46,6 +53,7 @@ _APPEND_TO_TASK = _sql(APPEND_TO_TASK, tasks.c.seq.key)
 _STORED_SEQ = _sql(STORED_SEQ)
 _WRITE_SNAPSHOT = _sql(_STATEMENTS.write_snapshot, *(column.key for column in task_snapshots.c))
 _LOG_EVENT = _sql(LOG_EVENT)
+_ENQUEUE_DELIVERY = _sql(ENQUEUE_DELIVERY, *(column.key for column in push_deliveries.c))
 _TRIM_LOG = _sql(TRIM_LOG)
 _CLAIM_RUNNER = _sql(_STATEMENTS.claim_runner, *(column.key for column in task_runners.c))
 _FORGET_RUNNER = _sql(FORGET_RUNNER)
@@ -74,6 +82,7 @@ def _encoder(table: Table) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 _TASK_ROW = _encoder(tasks)
 _EVENT_ROW = _encoder(task_events)
+_DELIVERY_ROW = _encoder(push_deliveries)
 
 
 class _SqliteTarget:
@@ -100,6 +109,9 @@ class _SqliteTarget:
 
     def log_events(self, rows: list[dict[str, Any]]) -> None:
         self._connection.executemany(_LOG_EVENT, [_EVENT_ROW(row) for row in rows])
+
+    def enqueue_deliveries(self, rows: list[dict[str, Any]]) -> None:
+        self._connection.executemany(_ENQUEUE_DELIVERY, [_DELIVERY_ROW(row) for row in rows])
 
     def trim_logs(self, rows: list[dict[str, Any]]) -> None:
         self._connection.executemany(_TRIM_LOG, rows)

@@ -6,6 +6,7 @@ import asyncio
 from asyncio import Future
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, nullcontext
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -24,7 +25,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.orm import aliased
 
+from accord.core.deliveries import Delivery
 from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery
@@ -43,10 +46,19 @@ from accord.store.sql.engine import writer
 from accord.store.sql.group_commit import GroupCommit, Outcome
 from accord.store.sql.migrations import UpgradeResult, upgrade
 from accord.store.sql.postgres_writer import one_write_per_task, write_postgres_batch
-from accord.store.sql.rows import event_record, event_values, push_target, stored_task, task_values
+from accord.store.sql.rows import (
+    delivery,
+    delivery_values,
+    event_record,
+    event_values,
+    push_target,
+    stored_task,
+    task_values,
+)
 from accord.store.sql.schema import (
     UtcDateTime,
     push_configs,
+    push_deliveries,
     replicas,
     task_events,
     task_runners,
@@ -191,8 +203,9 @@ class SqlTaskStore(TaskStore):
         record: EventRecord | None = None,
         *,
         owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
     ) -> None:
-        await self.stage(task, seq, record, owner=owner)
+        await self.stage(task, seq, record, owner=owner, outbox=outbox)
 
     def stage(
         self,
@@ -201,8 +214,11 @@ class SqlTaskStore(TaskStore):
         record: EventRecord | None = None,
         *,
         owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
         save = self._task_save(task, seq, record, owner)
+        if outbox:
+            save = replace(save, deliveries=tuple(delivery_values(d) for d in outbox))
         opening = self._saves_before_open
         if self._opened and (opening is None or opening.done()):
             committed = self._batch.enqueue(save)
@@ -247,7 +263,11 @@ class SqlTaskStore(TaskStore):
         if self._sqlite_batches is not None and self._one_writer is not None:
             async with self._one_writer:
                 return await self._sqlite_batches.write(batch, bound)
-        if self.engine.dialect.name == "postgresql" and one_write_per_task(batch):
+        if (
+            self.engine.dialect.name == "postgresql"
+            and one_write_per_task(batch)
+            and not any(isinstance(write, TaskSave) and write.deliveries for write in batch)
+        ):
             return await write_postgres_batch(self.engine, batch, bound)
         async with self._writing() as connection:
             return await connection.run_sync(self._write_batch, batch)
@@ -342,6 +362,118 @@ class SqlTaskStore(TaskStore):
             )
         return bool(result.rowcount)
 
+    # --- the outbox ---------------------------------------------------------------------------
+
+    async def claim_deliveries(
+        self, now: datetime, lease_until: datetime, limit: int
+    ) -> list[Delivery]:
+        earlier = aliased(push_deliveries)
+        head = ~(
+            select(earlier.c.id)
+            .where(
+                earlier.c.task_id == push_deliveries.c.task_id,
+                earlier.c.queue == push_deliveries.c.queue,
+                earlier.c.seq < push_deliveries.c.seq,
+                earlier.c.parked_at.is_(None),
+            )
+            .exists()
+        )
+        due = push_deliveries.c.parked_at.is_(None) & (push_deliveries.c.next_at <= now)
+        candidates = (
+            select(push_deliveries.c.id)
+            .where(due, head)
+            .order_by(push_deliveries.c.next_at)
+            .limit(limit)
+        )
+        if self.engine.dialect.name == "postgresql":  # replicas claim different rows
+            locked = candidates.with_for_update(skip_locked=True)
+            async with self._writing() as connection:
+                ids = list((await connection.execute(locked)).scalars())
+                return await self._claim(connection, ids, due, lease_until)
+        # SQLite: found without the writer's lock, so an idle poll does not hold up saves.
+        async with self._reading() as connection:
+            ids = list((await connection.execute(candidates)).scalars())
+        if not ids:
+            return []
+        async with self._writing() as connection:
+            return await self._claim(connection, ids, due, lease_until)
+
+    async def _claim(
+        self,
+        connection: AsyncConnection,
+        ids: list[str],
+        due: ColumnElement[bool],
+        lease_until: datetime,
+    ) -> list[Delivery]:
+        if not ids:
+            return []
+        # Compare-and-set: a row another process claimed meanwhile is no longer due.
+        result = await connection.execute(
+            update(push_deliveries)
+            .where(push_deliveries.c.id.in_(ids), due)
+            .values(attempts=push_deliveries.c.attempts + 1, next_at=lease_until)
+            .returning(*push_deliveries.c)
+        )
+        return [delivery(row) for row in result]
+
+    async def delivered(self, delivery_id: str) -> None:
+        async with self._writing() as connection:
+            await connection.execute(
+                delete(push_deliveries).where(push_deliveries.c.id == delivery_id)
+            )
+
+    async def retry_delivery(self, delivery_id: str, next_at: datetime, error: str) -> None:
+        async with self._writing() as connection:
+            await connection.execute(
+                update(push_deliveries)
+                .where(push_deliveries.c.id == delivery_id)
+                .values(next_at=next_at, last_error=error)
+            )
+
+    async def park_delivery(
+        self, delivery_id: str, now: datetime, error: str, *, with_queue: bool = True
+    ) -> int:
+        async with self._writing() as connection:
+            queue = (push_deliveries.c.task_id, push_deliveries.c.queue, push_deliveries.c.seq)
+            unparked = push_deliveries.c.parked_at.is_(None)
+            found = await connection.execute(
+                select(*queue).where(push_deliveries.c.id == delivery_id, unparked)
+            )
+            parked = found.first()
+            if parked is None:
+                return 0
+            await connection.execute(
+                update(push_deliveries)
+                .where(push_deliveries.c.id == delivery_id)
+                .values(parked_at=now, last_error=error)
+            )
+            if not with_queue:
+                return 1
+            rest = await connection.execute(
+                update(push_deliveries)
+                .where(
+                    push_deliveries.c.task_id == parked.task_id,
+                    push_deliveries.c.queue == parked.queue,
+                    push_deliveries.c.seq > parked.seq,
+                    push_deliveries.c.parked_at.is_(None),
+                )
+                .values(
+                    parked_at=now,
+                    last_error=func.coalesce(push_deliveries.c.last_error, error),
+                )
+            )
+        return 1 + rest.rowcount
+
+    async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
+        async with self._reading() as connection:
+            result = await connection.execute(
+                select(push_deliveries)
+                .where(push_deliveries.c.parked_at.is_not(None))
+                .order_by(push_deliveries.c.parked_at.desc(), push_deliveries.c.seq.desc())
+                .limit(limit)
+            )
+            return [delivery(row) for row in result]
+
     # --- runners ----------------------------------------------------------------------------
 
     async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
@@ -408,6 +540,9 @@ class SqlTaskStore(TaskStore):
                 removed_events += result.rowcount
                 await connection.execute(
                     delete(push_configs).where(push_configs.c.task_id.in_(expired))
+                )
+                await connection.execute(
+                    delete(push_deliveries).where(push_deliveries.c.task_id.in_(expired))
                 )
                 await connection.execute(
                     delete(task_snapshots).where(task_snapshots.c.task_id.in_(expired))

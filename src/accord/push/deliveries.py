@@ -1,0 +1,30 @@
+"""DeliveryIds: a receiver's memory of the notifications it handled, to skip repeated ones."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+
+class DeliveryIds:
+    """The last `size` delivery ids seen: accord delivers at least once, so a notification can
+    arrive again (its answer was lost, or its sender died before recording it) with the same
+    `X-A2A-Delivery-Id`."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def first(self, delivery_id: str | None) -> bool:
+        """Remember `delivery_id`; False if it was seen before (None, from a sender that sends
+        no id, is always new)."""
+        if delivery_id is None:
+            return True
+        with self._lock:
+            if delivery_id in self._seen:
+                return False
+            self._seen[delivery_id] = None
+            if len(self._seen) > self._size:
+                self._seen.popitem(last=False)
+            return True
