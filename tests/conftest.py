@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,6 +19,19 @@ SAMPLE_SERVICE_VARIABLES = [
     "ACCORD_LLM_MODEL",
     "ACCORD_RATES_URL",
 ]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _keys_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Servers the tests start keep their signing keys in a temporary folder, not in the
+    checkout's `.accord/keys` (tests that care about the key folder name their own)."""
+    saved = os.environ.get("ACCORD_KEYS")
+    os.environ["ACCORD_KEYS"] = str(tmp_path_factory.mktemp("keys"))
+    yield
+    if saved is None:
+        del os.environ["ACCORD_KEYS"]
+    else:
+        os.environ["ACCORD_KEYS"] = saved
 
 
 @pytest.fixture(autouse=True)

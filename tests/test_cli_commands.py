@@ -201,12 +201,13 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     return subprocess.run(args, capture_output=True, text=True, timeout=60, check=False, cwd=cwd)
 
 
-def test_serve_on_a_taken_port_says_who_holds_it() -> None:
+def test_serve_on_a_taken_port_says_who_holds_it(tmp_path: Path) -> None:
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        result = run(*accord_command("serve", "accord.samples.echo:agent", "--port", str(port)))
+        command = accord_command("serve", "accord.samples.echo:agent", "--port", str(port))
+        result = run(*command, cwd=tmp_path)  # its default store opens before the port check
 
     assert result.returncode == 1
     line = one_error_line(result.stderr)
