@@ -3,6 +3,7 @@ certificate verified by the handshake and mapped to the principal; none, none ac
 
 from __future__ import annotations
 
+import datetime
 import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -12,6 +13,9 @@ import grpc
 import httpx
 import pytest
 import trustme
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 import accord
 from accord import RequestContext
@@ -157,3 +161,50 @@ async def test_accords_client_presents_its_certificate(
     async with Client(url, credentials=[certificate], transport=transport) as client:
         reply = await client.send("who am I?")
     assert isinstance(reply, Message) and reply.text == "alice/mtls"
+
+
+def _nameless_certificate(pki: Pki, where: Path) -> ssl.SSLContext:
+    """A client certificate of the test CA with an empty subject (its holder named in
+    subjectAltName only), as a client TLS context presenting it."""
+    ca_key = serialization.load_pem_private_key(pki.ca.private_key_pem.bytes(), password=None)
+    assert isinstance(ca_key, ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey)
+    ca_cert = x509.load_pem_x509_certificate(pki.ca.cert_pem.bytes())
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([]))
+        .issuer_name(ca_cert.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.RFC822Name("nameless@example.com")]), critical=True
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    pem = where / "nameless.pem"
+    pem.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        + certificate.public_bytes(serialization.Encoding.PEM)
+    )
+    context = _context(pki, None)
+    context.load_cert_chain(pem)
+    return context
+
+
+async def test_a_certificate_with_an_empty_subject_is_refused_not_an_internal_error(
+    pki: Pki, server: tuple[str, str], tmp_path: Path
+) -> None:
+    url, _ = server
+    async with httpx.AsyncClient(base_url=url, verify=_nameless_certificate(pki, tmp_path)) as http:
+        refused = await http.post("/", json=SEND, headers=V1)
+        rest = await http.post("/message:send", json=SEND["params"], headers=V1)
+    assert refused.status_code == rest.status_code == 401, refused.text
+    assert "no subject" in refused.json()["error"]["message"]
+    assert rest.json()["error"]["status"] == "UNAUTHENTICATED"

@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from http.cookies import CookieError, SimpleCookie
 from typing import Literal
 
-from accord.auth.scheme import InvalidCredential, Scheme, Verifier, call_verifier, quoted
+from accord.auth.scheme import (
+    InvalidCredential,
+    Scheme,
+    Verifier,
+    call_verifier,
+    not_empty,
+    quoted,
+)
 from accord.core import Inbound, Principal
 from accord.types import APIKeySecurityScheme, SecurityScheme
 
@@ -37,11 +44,11 @@ class ApiKey(Scheme):
             raise ValueError("give ApiKey either the issued keys or a verify callback")
         self.name = name
         self.description = description
-        self.parameter = parameter
+        self.parameter = not_empty(parameter, "ApiKey's parameter (where the key is sent)")
         self.location: Location = location
         self._verify = verify
         # Keys are looked up by digest, so the lookup's timing says nothing about the keys.
-        self._owners = {_digest(key): owner for key, owner in (keys or {}).items()}
+        self._owners = {_digest(key): owner for key, owner in _checked(keys or {})}
 
     def card_entry(self) -> SecurityScheme:
         return APIKeySecurityScheme.model_validate(
@@ -69,6 +76,20 @@ class ApiKey(Scheme):
         if self.location == "query":
             return inbound.query.get(self.parameter) or None
         return _cookie(inbound.headers.get("cookie"), self.parameter)
+
+
+def _checked(keys: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The issued keys, each with the caller holding it; a ValueError (naming no key: they
+    are secrets) for an empty key or an empty caller id."""
+    if any(not key for key in keys):
+        raise ValueError("ApiKey keys include an empty key: a request can never send one")
+    unowned = sum(1 for owner in keys.values() if not owner)
+    if unowned:
+        raise ValueError(
+            f"ApiKey keys map {unowned} key(s) to an empty caller id:"
+            " give each key the id of the caller holding it"
+        )
+    return list(keys.items())
 
 
 def _digest(key: str) -> bytes:

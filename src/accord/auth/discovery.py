@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 from jwt import PyJWK
 
+from accord.auth.scheme import not_empty
 from accord.keys import JwksClient, JwksError
 
 
@@ -31,7 +32,7 @@ class Discovery:
         timeout: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.url = url
+        self.url = not_empty(url, "the discovery document's URL")
         self._max_age = max_age
         self._key_refresh_interval = key_refresh_interval
         self._timeout = timeout

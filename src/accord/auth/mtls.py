@@ -51,7 +51,10 @@ def default_principal(certificate: ClientCertificate) -> Principal:
         raise InvalidCredential("the client certificate cannot be read") from None
     names = parsed.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
     common_name = str(names[0].value) if names else None
+    caller = common_name or certificate.subject
+    if not caller:  # a certificate may name its holder in subjectAltName only
+        raise InvalidCredential("the client certificate has no subject to name the caller by")
     return Principal(
-        common_name or certificate.subject,
+        caller,
         claims={"subject": certificate.subject, "serial_number": parsed.serial_number},
     )

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from accord.auth.discovery import Discovery
 from accord.auth.http import authorization, bearer_challenge
-from accord.auth.scheme import Scheme
+from accord.auth.scheme import Scheme, not_empty
 from accord.auth.tokens import ASYMMETRIC_ALGORITHMS, JwtCheck
 from accord.core import Inbound, Principal
 from accord.types import (
@@ -65,7 +65,8 @@ class OAuth2(_BearerJwt):
         self.metadata_url = metadata_url
         self.flows = flows or OAuthFlows(
             client_credentials=ClientCredentialsOAuthFlow(
-                token_url=str(token_url), scopes=dict(scopes or {})
+                token_url=not_empty(str(token_url), "OAuth2's token_url"),
+                scopes=dict(scopes or {}),
             )
         )
         keys: str | Discovery

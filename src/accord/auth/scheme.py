@@ -63,6 +63,14 @@ async def call_verifier(verify: Verifier, *args: str) -> Verified:
     return result
 
 
+def not_empty(value: str, what: str) -> str:
+    """`value`, or a ValueError naming `what` when it is empty: a setting that would otherwise
+    fail only when a request arrives (or let in a caller no one meant)."""
+    if not value:
+        raise ValueError(f"{what} is empty")
+    return value
+
+
 def quoted(value: str) -> str:
     """`value` as an HTTP quoted-string."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import TypeAlias
 
-from accord.auth.scheme import Scheme
+from accord.auth.scheme import Scheme, not_empty
 from accord.core import Inbound, Principal
 from accord.types import SecurityScheme
 
@@ -48,7 +48,7 @@ class Security:
     ) -> None:
         if not schemes:
             raise ValueError("Security needs at least one scheme")
-        self.schemes = {scheme.name: scheme for scheme in schemes}
+        self.schemes = {not_empty(scheme.name, "a scheme's name"): scheme for scheme in schemes}
         if len(self.schemes) != len(schemes):
             raise ValueError("two schemes share a name: give them distinct `name`s")
         given = require if require is not None else list(self.schemes)

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 import jwt
 from jwt import PyJWK
 
-from accord.auth.scheme import InvalidCredential
+from accord.auth.scheme import InvalidCredential, not_empty
 from accord.core import Principal
 from accord.keys import JwksClient, JwksError
 
@@ -53,11 +53,11 @@ class JwtCheck:
         algorithms: Sequence[str] = ASYMMETRIC_ALGORITHMS,
         required: Sequence[str] = ("exp",),
     ) -> None:
-        self.keys: KeySource = JwksClient(keys) if isinstance(keys, str) else keys
-        self.issuer = issuer
-        self.audience = (
-            audience if audience is None or isinstance(audience, str) else list(audience)
+        self.keys: KeySource = (
+            JwksClient(not_empty(keys, "the JWKS URL")) if isinstance(keys, str) else keys
         )
+        self.issuer = not_empty(issuer, "the issuer") if isinstance(issuer, str) else issuer
+        self.audience = _audience(audience)
         self.leeway = leeway
         self.algorithms = tuple(algorithms)
         self.required = list(required)
@@ -109,6 +109,17 @@ class JwtCheck:
         if self.issuer is None or isinstance(self.issuer, str):
             return self.issuer
         return await self.issuer.issuer()
+
+
+def _audience(audience: str | Sequence[str] | None) -> str | list[str] | None:
+    """The audience tokens must name; a ValueError for an empty one, which no token should
+    match (or, for an empty list, every token fails)."""
+    if audience is None or isinstance(audience, str):
+        return None if audience is None else not_empty(audience, "the audience")
+    audiences = [not_empty(one, "an audience") for one in audience]
+    if not audiences:
+        raise ValueError("the audience list is empty: give one, or None for any audience")
+    return audiences
 
 
 def token_scopes(claims: Mapping[str, Any]) -> frozenset[str]:

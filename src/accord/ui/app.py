@@ -125,11 +125,7 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         if not url:
             raise BadRequest("give the agent's URL")
         settings = _credential_settings(body)
-        try:
-            agent = await load_agent(talker.http, url)
-        except AgentRefused as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        await _keep_credentials(agent, settings)
+        agent = await agent_with_credentials(url, settings)
         state.add_agent(agent)
         hosts = [
             a for a in state.agents.values() if a.host_agents is not None and a.url != agent.url
@@ -148,22 +144,23 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
     async def inspect(request: Request) -> JSONResponse:
         body = await _json_body(request)
         url = _text(body, "url").strip()
-        settings = _credential_settings(body)
+        agent = await agent_with_credentials(url, _credential_settings(body))
+        return JSONResponse({**agent.to_json(), "interfaces": _interfaces(agent.card)})
+
+    async def agent_with_credentials(url: str, settings: dict[str, str] | None) -> AgentEntry:
+        """The agent at `url`, its card loaded, given the credentials `settings` (None: those
+        it was given before); BadRequest saying why when it cannot be loaded."""
         try:
             agent = await load_agent(talker.http, url)
         except AgentRefused as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        await _keep_credentials(agent, settings)
-        return JSONResponse({**agent.to_json(), "interfaces": _interfaces(agent.card)})
-
-    async def _keep_credentials(agent: AgentEntry, settings: dict[str, str] | None) -> None:
-        """Give the agent `settings` (None: keep what it was given before)."""
+            raise BadRequest(str(exc)) from None
         if settings is None:
             known = state.agents.get(agent.url)
             agent.credentials = known.credentials if known is not None else []
-            return
-        await talker.set_credentials(agent.url, credentials_from_settings(settings))
-        agent.credentials = described(settings)
+        else:
+            await talker.set_credentials(agent.url, credentials_from_settings(settings))
+            agent.credentials = described(settings)
+        return agent
 
     async def snapshot(request: Request) -> JSONResponse:
         return JSONResponse(state.snapshot(request.query_params.get("task")))
