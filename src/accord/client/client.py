@@ -6,17 +6,18 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import aclosing
 from datetime import datetime
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
 from accord.client.card_auth import CardAuth
-from accord.client.card_resolver import fetch_card
+from accord.client.card_resolver import check_signature, fetch_card
 from accord.client.credentials import Credential, Credentials
 from accord.client.event_stream import EventStream, IdentifiedEvents
 from accord.client.interfaces import select_interface
 from accord.client.messages import send_params, user_message
 from accord.client.transports import TRANSPORTS, Transport, open_transport
+from accord.client.transports.base import decoded
 from accord.codecs.base import ClientCall
 from accord.core.query import DEFAULT_PAGE_SIZE, ListTasksParams, TaskPage, TaskQuery
 from accord.errors import A2AClientError
@@ -79,7 +80,8 @@ class Client:
     card's security requirements ask: API keys, bearer and basic, OAuth 2.0 client
     credentials, client certificates.
     With `trusted_keys` (a JWKS URL, a `JwksClient` or `StaticKeys`), the fetched card must
-    carry a signature by one of those keys, or every call fails with A2AClientError.
+    carry a signature by one of those keys, or every call fails with A2AClientError; so must
+    the extended card, or `get_extended_card` fails with it.
     """
 
     def __init__(
@@ -225,9 +227,18 @@ class Client:
         return EventStream(self._follow(lambda t: t.codec.resubscribe, params, last_event_id))
 
     async def get_extended_card(self) -> AgentCard:
-        """The card for authenticated clients (`agent/getAuthenticatedExtendedCard`)."""
+        """The card for authenticated clients (`agent/getAuthenticatedExtendedCard`); with
+        `trusted_keys`, only one signed by one of them, as the public card."""
         transport = await self.transport()
-        return await transport.call(transport.codec.get_extended_card, None)
+        call = transport.codec.get_extended_card
+        if self._trusted_keys is None:
+            return await transport.call(call, None)
+        # The signature covers the card as the agent sent it: check that before decoding.
+        document = await transport.call(ClientCall(call.name, call.encode, _as_sent), None)
+        await check_signature(
+            document, transport.url, self._trusted_keys, which="extended agent card"
+        )
+        return decoded(call.decode, document)
 
     async def list_tasks(
         self,
@@ -331,6 +342,10 @@ class Client:
 
     def __repr__(self) -> str:
         return f"Client(url={self.url!r})"
+
+
+def _as_sent(document: Any) -> Any:
+    return document
 
 
 def card_auth(credentials: Credentials | Sequence[Credential] | None) -> CardAuth | None:
