@@ -75,7 +75,9 @@ class Client:
     `async with Client(url) as c:`. `http_client` lets you bring your own httpx client (then
     `timeout` is its business, and closing it stays yours), or only an httpx transport
     (`http_transport`, e.g. one recording the wire) under the client's own; `headers` go with
-    every request.
+    every request. A transport given makes its connections with TLS settings of its own, so
+    credentials with a CA bundle or a client certificate cannot go with it (ValueError, rather
+    than a connection that quietly goes without them).
     `credentials` (`accord.client.Credentials`, or a list of credentials) are presented as the
     card's security requirements ask: API keys, bearer and basic, OAuth 2.0 client
     credentials, client certificates.
@@ -360,11 +362,16 @@ def httpx_client(
     auth: CardAuth | None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> httpx.AsyncClient:
-    """The Client's own HTTP client: presenting `auth`'s credentials, over its TLS context
-    (a `transport` given brings its own TLS)."""
-    if auth is None:
-        return httpx.AsyncClient(timeout=timeout, transport=transport)
-    context = auth.credentials.ssl_context()
+    """The Client's own HTTP client: presenting `auth`'s credentials, over their TLS context
+    (CA bundle, client certificate). A `transport` given is used as it is, with its own TLS:
+    ValueError when the credentials have a TLS context it would silently go without."""
+    context = auth.credentials.ssl_context() if auth is not None else None
+    if context is not None and transport is not None:
+        raise ValueError(
+            "the credentials' CA bundle and client certificate cannot apply to an "
+            "http_transport, which makes its connections with TLS settings of its own: "
+            "leave http_transport out to use them"
+        )
     return httpx.AsyncClient(
         timeout=timeout, auth=auth, verify=context or True, transport=transport
     )
