@@ -148,3 +148,21 @@ class _TamperingTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+async def test_the_official_sdk_verifies_the_extended_card_with_its_false_flags(
+    agent_url: str, keys: KeyStore
+) -> None:
+    # The SDK verifies the card as its proto holds it, where a false `required` is unset.
+    from a2a.types import AgentCard as ProtoAgentCard
+    from a2a.utils.signing import create_signature_verifier
+    from google.protobuf.json_format import ParseDict
+    from jwt import PyJWK
+
+    request = {"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard", "params": {}}
+    async with httpx.AsyncClient() as http:
+        answer = await http.post(agent_url, json=request, headers={"A2A-Version": "1.0"})
+    card = answer.json()["result"]
+    published = {key["kid"]: PyJWK(key) for key in keys.jwks()["keys"]}
+    verify = create_signature_verifier(lambda kid, jku: published[kid or ""], ["ES256"])
+    verify(ParseDict(card, ProtoAgentCard()))  # raises unless a signature verifies
