@@ -38,15 +38,17 @@ def read_document(body: bytes, source: str) -> object:
         raise A2AClientError(f"the agent card at {source} is not JSON") from None
 
 
-async def check_signature(document: object, source: str, trusted_keys: TrustedKeys) -> str:
-    """The id of the key among `trusted_keys` that signed the card `document`; A2AClientError
-    when none did."""
+async def check_signature(
+    document: object, source: str, trusted_keys: TrustedKeys, *, which: str = "agent card"
+) -> str:
+    """The id of the key among `trusted_keys` that signed the card `document` (`which` card,
+    from `source`, for the error); A2AClientError when none did."""
     if not isinstance(document, dict):
-        raise A2AClientError(f"the agent card at {source} is not a JSON object")
+        raise A2AClientError(f"the {which} at {source} is not a JSON object")
     try:
         return await verify_card(document, trusted_keys)
     except CardSignatureError as exc:
-        raise A2AClientError(f"the agent card at {source} is not trusted: {exc}") from None
+        raise A2AClientError(f"the {which} at {source} is not trusted: {exc}") from None
 
 
 def card_from_document(document: object, source: str) -> AgentCard:

@@ -6,17 +6,18 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import aclosing
 from datetime import datetime
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
 from accord.client.card_auth import CardAuth
-from accord.client.card_resolver import fetch_card
+from accord.client.card_resolver import check_signature, fetch_card
 from accord.client.credentials import Credential, Credentials
 from accord.client.event_stream import EventStream, IdentifiedEvents
 from accord.client.interfaces import select_interface
 from accord.client.messages import send_params, user_message
 from accord.client.transports import TRANSPORTS, Transport, open_transport
+from accord.client.transports.base import decoded
 from accord.codecs.base import ClientCall
 from accord.core.query import DEFAULT_PAGE_SIZE, ListTasksParams, TaskPage, TaskQuery
 from accord.errors import A2AClientError
@@ -74,12 +75,15 @@ class Client:
     `async with Client(url) as c:`. `http_client` lets you bring your own httpx client (then
     `timeout` is its business, and closing it stays yours), or only an httpx transport
     (`http_transport`, e.g. one recording the wire) under the client's own; `headers` go with
-    every request.
+    every request. A transport given makes its connections with TLS settings of its own, so
+    credentials with a CA bundle or a client certificate cannot go with it (ValueError, rather
+    than a connection that quietly goes without them).
     `credentials` (`accord.client.Credentials`, or a list of credentials) are presented as the
     card's security requirements ask: API keys, bearer and basic, OAuth 2.0 client
     credentials, client certificates.
     With `trusted_keys` (a JWKS URL, a `JwksClient` or `StaticKeys`), the fetched card must
-    carry a signature by one of those keys, or every call fails with A2AClientError.
+    carry a signature by one of those keys, or every call fails with A2AClientError; so must
+    the extended card, or `get_extended_card` fails with it.
     """
 
     def __init__(
@@ -225,9 +229,18 @@ class Client:
         return EventStream(self._follow(lambda t: t.codec.resubscribe, params, last_event_id))
 
     async def get_extended_card(self) -> AgentCard:
-        """The card for authenticated clients (`agent/getAuthenticatedExtendedCard`)."""
+        """The card for authenticated clients (`agent/getAuthenticatedExtendedCard`); with
+        `trusted_keys`, only one signed by one of them, as the public card."""
         transport = await self.transport()
-        return await transport.call(transport.codec.get_extended_card, None)
+        call = transport.codec.get_extended_card
+        if self._trusted_keys is None:
+            return await transport.call(call, None)
+        # The signature covers the card as the agent sent it: check that before decoding.
+        document = await transport.call(ClientCall(call.name, call.encode, _as_sent), None)
+        await check_signature(
+            document, transport.url, self._trusted_keys, which="extended agent card"
+        )
+        return decoded(call.decode, document)
 
     async def list_tasks(
         self,
@@ -333,6 +346,10 @@ class Client:
         return f"Client(url={self.url!r})"
 
 
+def _as_sent(document: Any) -> Any:
+    return document
+
+
 def card_auth(credentials: Credentials | Sequence[Credential] | None) -> CardAuth | None:
     if credentials is None:
         return None
@@ -345,11 +362,16 @@ def httpx_client(
     auth: CardAuth | None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> httpx.AsyncClient:
-    """The Client's own HTTP client: presenting `auth`'s credentials, over its TLS context
-    (a `transport` given brings its own TLS)."""
-    if auth is None:
-        return httpx.AsyncClient(timeout=timeout, transport=transport)
-    context = auth.credentials.ssl_context()
+    """The Client's own HTTP client: presenting `auth`'s credentials, over their TLS context
+    (CA bundle, client certificate). A `transport` given is used as it is, with its own TLS:
+    ValueError when the credentials have a TLS context it would silently go without."""
+    context = auth.credentials.ssl_context() if auth is not None else None
+    if context is not None and transport is not None:
+        raise ValueError(
+            "the credentials' CA bundle and client certificate cannot apply to an "
+            "http_transport, which makes its connections with TLS settings of its own: "
+            "leave http_transport out to use them"
+        )
     return httpx.AsyncClient(
         timeout=timeout, auth=auth, verify=context or True, transport=transport
     )

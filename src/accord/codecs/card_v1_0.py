@@ -53,7 +53,7 @@ def agent_card(card: AgentCard) -> dict[str, Any]:
     """
     obj = card.to_wire()
     out = {k: v for k, v in obj.items() if k not in _CARD_ONLY_V0_3}
-    capabilities = {k: v for k, v in obj["capabilities"].items() if k != "stateTransitionHistory"}
+    capabilities = proto_capabilities(obj["capabilities"])
     if card.supports_authenticated_extended_card is not None:
         capabilities["extendedAgentCard"] = card.supports_authenticated_extended_card
     out["capabilities"] = capabilities
@@ -64,6 +64,23 @@ def agent_card(card: AgentCard) -> dict[str, Any]:
     if "security" in obj:
         out["securityRequirements"] = security_requirements(obj["security"])
     out["skills"] = [_skill(skill) for skill in obj["skills"]]
+    return out
+
+
+def proto_capabilities(capabilities: dict[str, Any], *plain_bools: str) -> dict[str, Any]:
+    """A card's capabilities as the proto spells them: no `stateTransitionHistory`, and no
+    false extension `required` nor any of `plain_bools` (proto3 bools without presence, which
+    a proto cannot tell from unset: a card signed with them would not verify once parsed)."""
+    out = {
+        k: v
+        for k, v in capabilities.items()
+        if k != "stateTransitionHistory" and not (k in plain_bools and v is False)
+    }
+    if "extensions" in out:
+        out["extensions"] = [
+            {k: v for k, v in extension.items() if not (k == "required" and v is False)}
+            for extension in out["extensions"]
+        ]
     return out
 
 

@@ -24,7 +24,12 @@ from accord.codecs.base import (
     validate,
     validated,
 )
-from accord.codecs.card_v1_0 import proto_card_security, security_requirements, security_scheme
+from accord.codecs.card_v1_0 import (
+    proto_capabilities,
+    proto_card_security,
+    security_requirements,
+    security_scheme,
+)
 from accord.codecs.error_details import error_from_object
 from accord.codecs.error_names import typed_members
 from accord.codecs.protojson import ROLE, Converter, OneOf, ProtoEnum, Shape, proto_object
@@ -315,14 +320,17 @@ def agent_card_result(card: AgentCard) -> bytes:
 def proto_card(card: dict[str, Any]) -> dict[str, Any]:
     """An agent card's 0.3 JSON as the 0.3 proto spells it.
 
-    The proto has no `iconUrl` and no `stateTransitionHistory`; its security schemes and
-    requirements have the shapes 1.0 kept (see codecs.v1_0.security_scheme: schemes are
-    oneofs, OAuth flows too, the first flow of the card being kept).
+    The proto has no `iconUrl` and no `stateTransitionHistory`, and its bools are false when
+    unset (so a false one is left out); its security schemes and requirements have the shapes
+    1.0 kept (see codecs.v1_0.security_scheme: schemes are oneofs, OAuth flows too, the first
+    flow of the card being kept).
     """
-    out = {k: v for k, v in card.items() if k != "iconUrl"}
-    out["capabilities"] = {
-        k: v for k, v in card["capabilities"].items() if k != "stateTransitionHistory"
+    out = {
+        k: v
+        for k, v in card.items()
+        if k != "iconUrl" and not (k == "supportsAuthenticatedExtendedCard" and v is False)
     }
+    out["capabilities"] = proto_capabilities(card["capabilities"], "streaming", "pushNotifications")
     if "securitySchemes" in card:
         out["securitySchemes"] = {
             name: security_scheme(scheme) for name, scheme in card["securitySchemes"].items()
