@@ -180,6 +180,7 @@ def _agent_app(
         "cleanup_interval": storage.cleanup_interval,
         "grpc_port": grpc_port,
         "grpc_host": host,
+        "http_port": port,
     }
     return agent.app(**{**options, **app_options})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from collections.abc import AsyncIterator
 from functools import partial
@@ -36,7 +37,7 @@ class GrpcBinding:
 
     The service called says the version (`a2a-version` metadata is checked against it by the
     pipeline; `a2a-extensions` activates extensions). `base_url` is where the HTTP bindings
-    are, for the cards this binding returns.
+    are, for the cards this binding returns (`http_base_url`, or the public URL).
     """
 
     def __init__(self, pipeline: RequestPipeline, base_url: str) -> None:
@@ -138,6 +139,26 @@ class GrpcBinding:
         if not isinstance(exc, A2AError):
             exc = self.pipeline.internal_error(exc, "serving a gRPC request")
         await _abort(context, exc, spec)
+
+
+def http_base_url(host: str, http_port: int | None, tls: bool) -> str:
+    """Where a gRPC caller finds the HTTP bindings, served on `http_port` beside gRPC on
+    `host`. grpc.aio shows a handler neither the call's `:authority` nor the address it came
+    in at, so the host is the one gRPC listens on (`localhost` when that is every address);
+    without `http_port` the URL names no port. `https` when the connection is TLS."""
+    if _listens_everywhere(host):
+        host = "localhost"
+    authority = f"[{host}]" if ":" in host else host
+    if http_port is not None:
+        authority += f":{http_port}"
+    return f"{'https' if tls else 'http'}://{authority}/"
+
+
+def _listens_everywhere(host: str) -> bool:
+    try:
+        return not host or ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:  # a name
+        return False
 
 
 def _parsed(request_type: type[ProtoMessage], data: bytes) -> ProtoMessage | None:

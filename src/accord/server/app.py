@@ -54,6 +54,7 @@ def create_app(
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL,
     grpc_port: int | None = None,
     grpc_host: str = "127.0.0.1",
+    http_port: int | None = None,
     authenticator: Authenticator | None = None,
     hooks: Sequence[Hook] = (),
     tls: TlsFiles | None = None,
@@ -76,6 +77,9 @@ def create_app(
     With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
     port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them;
     with `tls`, over TLS (the HTTP server's TLS is the ASGI server's: `accord serve --tls-*`).
+    The cards a gRPC call gets name the HTTP interfaces at `public_url`, or else at
+    `grpc_host` and `http_port`, the port the ASGI server listens on (`accord serve` passes
+    it; gRPC does not say where its calls came in).
     Every request of every binding goes through one `RequestPipeline` (`app.state.pipeline`):
     `authenticator` says who sent it (or refuses it), `hooks` run around every operation; an
     agent declaring `security` (`accord.auth.Security`) gets its authentication and
@@ -134,10 +138,11 @@ def create_app(
             )
         grpc_server = None
         if grpc_port is not None:
-            from accord.grpc.server import GrpcBinding, start_server
+            from accord.grpc.server import GrpcBinding, http_base_url, start_server
             from accord.grpc.services import GRPC_SERVICES
 
-            binding = GrpcBinding(pipeline, public_url or "http://localhost/")
+            base_url = public_url or http_base_url(grpc_host, http_port, tls is not None)
+            binding = GrpcBinding(pipeline, base_url)
             grpc_server, bound = await start_server(binding, grpc_host, grpc_port, tls)
             versions = [spec.version.value for spec in GRPC_SERVICES]
             interfaces.add(TransportProtocol.GRPC, versions, port=bound, tls=tls is not None)
