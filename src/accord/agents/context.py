@@ -15,7 +15,8 @@ class RequestContext:
 
     `task_id` and `context_id` are always set: taken from the message, or generated for a new
     task. `task` is the existing task when the message continues one, else None. `call` is
-    the request that brought the message (None for a task run again after a crash).
+    the request that brought the message (None for a task run again after a crash);
+    `task_owner` stands for whoever owns the task when no call says (`Principal.of_owner`).
     """
 
     message: Message
@@ -25,6 +26,7 @@ class RequestContext:
     configuration: MessageSendConfiguration | None = None
     metadata: Metadata = field(default_factory=dict)
     call: CallContext | None = None
+    task_owner: Principal | None = None
 
     @property
     def text(self) -> str:
@@ -38,8 +40,11 @@ class RequestContext:
 
     @property
     def principal(self) -> Principal:
-        """Who sent the message, as the server authenticated them."""
-        return self.call.principal if self.call is not None else ANONYMOUS
+        """Who sent the message, as the server authenticated them; for a task run again after a
+        crash, its owner (not `authenticated`: no request vouched for it this time)."""
+        if self.call is not None:
+            return self.call.principal
+        return self.task_owner if self.task_owner is not None else ANONYMOUS
 
     @property
     def base_url(self) -> str | None:

@@ -1,6 +1,13 @@
 """Value types shared by the layers above the protocol model: who calls, what a call carries."""
 
 from accord.core.inbound import ClientCertificate, Inbound
-from accord.core.principal import ANONYMOUS, ANONYMOUS_OWNER, Principal
+from accord.core.principal import ANONYMOUS, ANONYMOUS_OWNER, STORED_OWNER, Principal
 
-__all__ = ["ANONYMOUS", "ANONYMOUS_OWNER", "ClientCertificate", "Inbound", "Principal"]
+__all__ = [
+    "ANONYMOUS",
+    "ANONYMOUS_OWNER",
+    "STORED_OWNER",
+    "ClientCertificate",
+    "Inbound",
+    "Principal",
+]

@@ -13,8 +13,9 @@ class Principal:
 
     `id` is stable for one caller (a token's subject, an API key's owner, a certificate's
     subject); `scheme` names the card's security scheme that authenticated it (None: nobody
-    did); `scopes` are what the credential grants; `tenant`, when set, is the one tenant the
-    caller may use; `claims` keeps what the credential said, for policies and agents.
+    did; STORED_OWNER: no request did, see `of_owner`); `scopes` are what the credential
+    grants; `tenant`, when set, is the one tenant the caller may use; `claims` keeps what the
+    credential said, for policies and agents.
     """
 
     id: str
@@ -27,9 +28,20 @@ class Principal:
         if not self.id:  # the empty owner is the anonymous caller's
             raise ValueError("a principal needs a non-empty id")
 
+    @classmethod
+    def of_owner(cls, owner: str) -> Principal:
+        """Who a task's stored owner stands for when no request is at hand (a task run again
+        after its replica died): ANONYMOUS for the anonymous owner, else the owner's id under
+        the scheme STORED_OWNER, with no scopes or claims (the store keeps none). Its `owner`
+        is `owner` again, "anonymous" included, which a principal without scheme would lose."""
+        if owner == ANONYMOUS_OWNER:
+            return ANONYMOUS
+        return cls(owner, scheme=STORED_OWNER)
+
     @property
     def authenticated(self) -> bool:
-        return self.scheme is not None
+        """Whether a request's credentials established this caller."""
+        return self.scheme is not None and self.scheme != STORED_OWNER
 
     @property
     def owner(self) -> str:
@@ -42,6 +54,10 @@ class Principal:
 
 
 _ANONYMOUS_ID = "anonymous"
+
+STORED_OWNER = "accord:stored-owner"
+"""The `scheme` of a principal rebuilt from a task's stored owner (`Principal.of_owner`): no
+request authenticated it, so it is not `authenticated`."""
 
 ANONYMOUS_OWNER = ""
 """The owner of what anonymous callers create (and of every task stored before owners were):

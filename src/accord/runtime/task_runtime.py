@@ -15,7 +15,7 @@ from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
 from accord.core.call_context import CallContext
 from accord.core.deliveries import Delivery
 from accord.core.failures import report_failure
-from accord.core.principal import ANONYMOUS_OWNER
+from accord.core.principal import ANONYMOUS_OWNER, Principal
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.query import RUNNING_STATES
 from accord.core.records import EventRecord
@@ -353,9 +353,12 @@ class TaskRuntime:
         stored = await self._stored(task_id, owner)
         return stored.task, stored.seq
 
-    async def cancel(self, task_id: str, owner: str | None = None) -> Task:
+    async def cancel(
+        self, task_id: str, owner: str | None = None, *, call: CallContext | None = None
+    ) -> Task:
         """Ask the agent to stop, then make sure the task ends canceled (another caller than
-        `owner`, when given, gets TaskNotFound)."""
+        `owner`, when given, gets TaskNotFound). `call` is the request asking, when there is
+        one: the agent's cancel hook sees it when no run of the task is live."""
         run = self._live(task_id, owner)
         if run is not None:
             return await self._cancel_run(run)
@@ -369,7 +372,7 @@ class TaskRuntime:
             stored = await self.store.get(task_id) or stored
         # No live run holds the task (it waits for input, or its runner is gone): cancel it
         # under a run of our own, registered so that no new message starts one meanwhile.
-        run = self._detached_run(stored)
+        run = self._detached_run(stored, call)
         if self._runs.setdefault(task_id, run) is not run:
             raise UnsupportedOperation(f"task {task_id} is starting a run; try again")
         try:
@@ -393,11 +396,17 @@ class TaskRuntime:
             and run.context.principal.id == principal_id
         )
 
-    def _detached_run(self, stored: StoredTask) -> _Run:
-        """A run with no executor behind it, to change a task no live run holds."""
+    def _detached_run(self, stored: StoredTask, call: CallContext | None = None) -> _Run:
+        """A run with no message behind it, to change a task no live run holds: for `call`,
+        else for the task's owner as the store has it."""
         task = stored.task
         context = RequestContext(
-            message=_placeholder(task), task_id=task.id, context_id=task.context_id, task=task
+            message=_placeholder(task),
+            task_id=task.id,
+            context_id=task.context_id,
+            task=task,
+            call=call,
+            task_owner=Principal.of_owner(stored.owner),
         )
         return _Run(context, task, stored.seq, stored.owner)
 

@@ -106,7 +106,7 @@ class A2AService:
 
     async def cancel_task(self, params: TaskIdParams, call: CallContext) -> Task:
         """Cancel a task that has not finished."""
-        return await self.runtime.cancel(params.id, _owner(call))
+        return await self.runtime.cancel(params.id, _owner(call), call=call)
 
     async def resubscribe(
         self, params: TaskIdParams, call: CallContext
