@@ -1,10 +1,11 @@
 """A/B of two accord trees: server CPU time per request, the trees' servers alternating.
 
-`python bench/ab.py TREE_A TREE_B [--rounds N] [--seconds S] [--connections C]`: each tree is
-a checkout with its own `.venv` (`make install`). Each round serves the echo agent (Task mode,
-memory store) from A, then from B, under the same wrk load for JSON-RPC 0.3, JSON-RPC 1.0 and
-HTTP+JSON 1.0, and prints the server's CPU time per completed request and the rate. CPU time
-per request moves much less with other load on a shared machine than the rate does.
+`python bench/ab.py TREE_A TREE_B [--rounds N] [--seconds S] [--connections C] [--store S]`:
+each tree is a checkout with its own `.venv` (`make install`). Each round serves the echo agent
+(Task mode, on the memory store or `--store sqlite`) from A, then from B, under the same wrk
+load for JSON-RPC 0.3, JSON-RPC 1.0 and HTTP+JSON 1.0, and prints the server's CPU time per
+completed request and the rate. CPU time per request moves much less with other load on a
+shared machine than the rate does.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ LOADS = [
 ]
 
 
-def measure(tree: Path, load: tuple[str, str, bytes, str], seconds: int, conns: int) -> str:
+def measure(
+    tree: Path, load: tuple[str, str, bytes, str], seconds: int, conns: int, store: str
+) -> str:
     spec = ServerSpec(tree.name, tree / ".venv" / "bin" / "python", "accord.samples.echo:agent",
-                      accord=True)  # fmt: skip
+                      accord=True, store=store)  # fmt: skip
     _, path, body, version = load
     with serve(spec) as server:
         wrk(server.port, connections=conns, seconds=1, body=body, path=path, version=version)
@@ -47,13 +50,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=6)
     parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
     args = parser.parse_args()
     raise_fd_limit()
     pin_load()
     for round_ in range(1, args.rounds + 1):
         for load in LOADS:
             for tree in args.trees:
-                line = measure(tree.resolve(), load, args.seconds, args.connections)
+                line = measure(tree.resolve(), load, args.seconds, args.connections, args.store)
                 print(f"round {round_}  {load[0]:14} {tree.name:10} {line}", flush=True)
 
 

@@ -285,6 +285,33 @@ async def test_appended_chunks_go_ahead_of_their_saves_and_publish_once_committe
     assert records[-1].final
 
 
+async def test_a_run_waits_only_for_the_save_of_its_final_record() -> None:
+    published: list[int] = []
+
+    class LoggingBus(InProcessEventBus):
+        async def publish(self, record: EventRecord) -> None:
+            published.append(record.seq)
+            await super().publish(record)
+
+    store = HeldStore(held_from=1)  # nothing commits until the test says so
+    runtime = TaskRuntime(echo.agent.executor, store, LoggingBus())
+    execution = await runtime.start(params("ping"))
+    # The task, working, the answer and completed are all staged: their saves can meet in
+    # one transaction. Nothing is published before its save commits.
+    await turns_until(lambda: len(store.held) == 4)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert (len(store.held), published) == (4, [])
+
+    store.commit(3)
+    await turns_until(lambda: published == [1, 2, 3])
+    assert not execution.task or execution.task.status.state is TaskState.COMPLETED
+    store.commit(4)
+    records = await collect(execution)
+    assert published == [1, 2, 3, 4]
+    assert records[-1].final and records[-1].seq == 4
+
+
 @accord.agent(name="Thousand chunks", description="Streams a thousand chunks.")
 async def thousand_chunks(context: RequestContext) -> AsyncIterator[str]:
     for n in range(1000):

@@ -20,6 +20,7 @@ from accord.core.call_context import CallContext
 from accord.core.push import TASK_SNAPSHOTS
 from accord.core.records import EventRecord
 from accord.runtime import TaskRuntime
+from accord.runtime.state_machine import TaskChange, apply_event, new_task
 from accord.server.service import A2AService
 from accord.store import InMemoryTaskStore, StaleTaskError, TaskQuery, TaskStore, open_store
 from accord.store.sql import SchemaVersionError, SqlTaskStore, create_sql_engine, sql_url, upgrade
@@ -42,12 +43,15 @@ from accord.store.sql.schema import (
 )
 from accord.store.sql.sqlite_writer import THREAD_NAME, SqliteBatchWriter
 from accord.types import (
+    Artifact,
     Message,
     MessageSendParams,
     Role,
     Task,
+    TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
+    TaskStatusUpdateEvent,
     TextPart,
     new_id,
 )
@@ -685,3 +689,136 @@ async def test_closing_a_sqlite_store_writes_what_was_queued_and_ends_its_writer
         await save_logged(again, finished(tasks_[0]), 2)  # a closed store's writer starts anew
     finally:
         await again.close()
+
+
+# --- saves of one task queued together --------------------------------------------------------
+
+
+STORY_TIME = "2026-11-24T12:00:00.000Z"
+
+
+def story_of_a_task(task_id: str, chunks: int, *, ends: bool) -> list[TaskChange]:
+    """What a streaming agent makes of a task: working, an artifact in `chunks` chunks (each
+    after the first appended), and its end when `ends`."""
+
+    def status(state: TaskState) -> TaskStatusUpdateEvent:
+        return TaskStatusUpdateEvent(
+            task_id=task_id,
+            context_id="c",
+            status=TaskStatus(state=state, timestamp=STORY_TIME),
+            final=state.is_terminal,
+        )
+
+    def chunk(n: int) -> TaskArtifactUpdateEvent:
+        artifact = Artifact(artifact_id="answer", parts=[TextPart(text=f"{n:04d}")])
+        return TaskArtifactUpdateEvent(
+            task_id=task_id, context_id="c", artifact=artifact, append=n > 0
+        )
+
+    story: list[TaskChange] = [status(TaskState.WORKING), *(chunk(n) for n in range(chunks))]
+    return [*story, status(TaskState.COMPLETED)] if ends else story
+
+
+async def tell(store: TaskStore, task_id: str, story: list[TaskChange], *, together: bool) -> None:
+    """Create the task, then save each change of `story`: all staged at once (`together`, as a
+    run that does not wait for its saves), or each once the one before it is committed."""
+    message = Message(message_id="go", role=Role.USER, parts=[TextPart(text="go")])
+    task = new_task(task_id, "c", message)
+    task.status.timestamp = STORY_TIME
+    staged = [store.stage(task, 1, EventRecord.of(task_id, 1, task, final=False))]
+    for seq, change in enumerate(story, start=2):
+        if not together:
+            await staged[-1]
+        applied = apply_event(task, change)
+        record = EventRecord.of(task_id, seq, applied, final=task.status.state.is_terminal)
+        staged.append(store.stage(task, seq, record))
+    await asyncio.gather(*staged)
+
+
+class TaskRowWrites:
+    """Counts the writes of task rows (a trigger on the table)."""
+
+    SQLITE = (
+        "CREATE TABLE row_writes (task_id TEXT NOT NULL)",
+        f"""CREATE TRIGGER row_inserted AFTER INSERT ON {tasks}
+            BEGIN INSERT INTO row_writes VALUES (NEW.id); END""",
+        f"""CREATE TRIGGER row_updated AFTER UPDATE ON {tasks}
+            BEGIN INSERT INTO row_writes VALUES (NEW.id); END""",
+    )
+    POSTGRESQL = (
+        "CREATE TABLE row_writes (task_id TEXT NOT NULL)",
+        """CREATE FUNCTION count_row() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO row_writes VALUES (NEW.id); RETURN NULL; END $$""",
+        f"""CREATE TRIGGER row_written AFTER INSERT OR UPDATE ON {tasks}
+            FOR EACH ROW EXECUTE FUNCTION count_row()""",
+    )
+
+    def __init__(self, store: SqlTaskStore) -> None:
+        self.engine = store.engine
+
+    async def install(self) -> None:
+        statements = self.SQLITE if self.engine.dialect.name == "sqlite" else self.POSTGRESQL
+        async with self.engine.begin() as connection:
+            for statement in statements:
+                await connection.execute(text(statement))
+
+    async def of(self, task_id: str) -> int:
+        async with self.engine.connect() as connection:
+            query = text("SELECT count(*) FROM row_writes WHERE task_id = :id")
+            return int(await connection.scalar(query, {"id": task_id}) or 0)
+
+
+@pytest.mark.parametrize(
+    ("chunks", "ends"), [(0, True), (1, True), (5, True), (5, False), (300, True)]
+)
+async def test_saves_of_a_task_queued_together_store_what_they_store_one_by_one(
+    sql_backend: Backend, chunks: int, ends: bool
+) -> None:
+    store = await sql_backend.open()
+    assert isinstance(store, SqlTaskStore)
+    writes, rows = TaskJsonWrites(store), TaskRowWrites(store)
+    await writes.install()
+    await rows.install()
+    one_by_one, together = new_id(), new_id()
+    await tell(store, one_by_one, story_of_a_task(one_by_one, chunks, ends=ends), together=False)
+    times_before, _ = await writes.totals()
+
+    await tell(store, together, story_of_a_task(together, chunks, ends=ends), together=True)
+
+    times, _ = await writes.totals()
+    assert times - times_before == 1, "the task's JSON is written once"
+    assert await rows.of(together) == 1, "and its row once"
+    assert await rows.of(one_by_one) == chunks + (3 if ends else 2)
+    expected, stored = await store.get(one_by_one), await store.get(together)
+    assert expected is not None and stored is not None
+    assert stored.seq == expected.seq == chunks + (3 if ends else 2)
+    same_ids = stored.task.to_json().replace(together.encode(), one_by_one.encode())
+    assert same_ids == expected.task.to_json()
+    logged = [(r.seq, r.payload) for r in await store.events_after(together, 0)]
+    assert [
+        (seq, payload.replace(together.encode(), one_by_one.encode())) for seq, payload in logged
+    ] == [(r.seq, r.payload) for r in await store.events_after(one_by_one, 0)]
+    # What the row says after the merged save is what the next save starts from.
+    follow_up = story_of_a_task(together, 2, ends=True)[1:] if not ends else []
+    task = stored.task
+    for seq, change in enumerate(follow_up, start=stored.seq + 1):
+        applied = apply_event(task, change)
+        await store.save(task, seq, EventRecord.of(together, seq, applied, final=False))
+    if follow_up:
+        final = await store.get(together)
+        assert final is not None and final.task.status.state is TaskState.COMPLETED
+        assert final.task.artifacts and final.task.artifacts[0].text.endswith("0001")
+
+
+async def test_a_quick_tasks_claim_and_saves_leave_no_runner_behind(sql_backend: Backend) -> None:
+    store = await sql_backend.open()
+    assert isinstance(store, SqlTaskStore)
+    quick, paused = new_id(), new_id()
+    claims = [store.stage_claim(quick, "replica-1"), store.stage_claim(paused, "replica-1")]
+    await asyncio.gather(
+        *claims,
+        tell(store, quick, story_of_a_task(quick, 1, ends=True), together=True),
+        tell(store, paused, story_of_a_task(paused, 1, ends=False), together=True),
+    )
+
+    assert await runners(store) == {paused: "replica-1"}

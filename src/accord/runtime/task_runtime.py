@@ -39,7 +39,6 @@ from accord.types import (
     MessageSendParams,
     Role,
     Task,
-    TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
@@ -74,6 +73,8 @@ class _Run:
     push_configs: list[PushTarget] | None = None
     # Its records from saving to publishing, made with the first one.
     publishing: PublishQueue | None = None
+    # The store recording this replica as the task's runner, until the run first waits.
+    claimed: asyncio.Future[None] | None = None
 
     @property
     def task_id(self) -> str:
@@ -226,9 +227,8 @@ class TaskRuntime:
             run.push_configs = [PushTarget(inline_push, push_format)]
         self._runs[task_id] = run
         subscription = self.bus.subscribe(task_id)
-        if self.store.tracks_runners:
-            await self.store.claim(task_id, self.replica_id)
         if task is not None:
+            self._claim(run)
             async with run.lock:
                 apply_event(task, message)
                 await self._record(run, task, final=False)
@@ -529,6 +529,7 @@ class TaskRuntime:
                     return
                 run.task = new_task(run.task_id, run.context.context_id, run.context.message)
                 run.context.task = run.task
+                self._claim(run)
                 await self._record(run, run.task, final=False)
             change = apply_event(run.task, event)
             final = isinstance(change, TaskStatusUpdateEvent | Task) and is_final(
@@ -557,9 +558,13 @@ class TaskRuntime:
         saved = self.store.stage(run.task, run.seq, record, owner=run.owner, outbox=outbox)
         if outbox and self.deliveries is not None:
             saved.add_done_callback(partial(_wake_on_commit, self.deliveries))
-        # Only a chunk appended to an artifact goes ahead of its save: a stream of them commits
-        # many per transaction.
-        wait = final or not (isinstance(change, TaskArtifactUpdateEvent) and change.append)
+        # Only a final record waits for its save: the run goes on while the others commit, so
+        # its saves meet in few transactions (a quick task's all in one, a stream's many per
+        # transaction); each record is still published only once its save has committed.
+        wait = final
+        if wait and run.claimed is not None:
+            claimed, run.claimed = run.claimed, None
+            await claimed
         if run.publishing is None and (wait or saved.done()):  # nothing went ahead yet
             await saved
             await self._publish(run, record)
@@ -568,6 +573,13 @@ class TaskRuntime:
                 run.publishing = PublishQueue()
             await run.publishing.put(record, saved, partial(self._publish, run), wait=wait)
         run.reached_final = run.reached_final or final
+
+    def _claim(self, run: _Run) -> None:
+        """Record this replica as the runner of the run's task, committed with its first save
+        at the latest (a task without a live runner is an orphan to the other replicas)."""
+        if self.store.tracks_runners:
+            run.claimed = self.store.stage_claim(run.task_id, self.replica_id)
+            run.claimed.add_done_callback(_retrieve)
 
     async def _publish(self, run: _Run, record: EventRecord) -> None:
         await self.bus.publish(record)
@@ -593,6 +605,12 @@ class TaskRuntime:
         run = self._runs.get(task_id)
         if run is not None:
             run.push_configs = None
+
+
+def _retrieve(done: asyncio.Future[None]) -> None:
+    """Mark the outcome seen: a run that ends before it waits for its claim raises nothing."""
+    if not done.cancelled():
+        done.exception()
 
 
 def _wake_on_commit(deliveries: DeliveryWorker, saved: asyncio.Future[None]) -> None:

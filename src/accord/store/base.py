@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from asyncio import Future
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
@@ -101,14 +101,19 @@ class TaskStore(ABC):
         after a save that failed fails as stale). The default saves a deep copy once every
         save staged before it is done.
         """
-        previous, copy = self._last_staged, task.model_copy(deep=True)
+        copy = task.model_copy(deep=True)
+        return self._in_turn(lambda: self.save(copy, seq, record, owner=owner, outbox=outbox))
 
-        async def save_in_turn() -> None:
+    def _in_turn(self, write: Callable[[], Awaitable[None]]) -> Future[None]:
+        """`write` once every write staged before it is done."""
+        previous = self._last_staged
+
+        async def in_turn() -> None:
             if previous is not None:
                 await asyncio.wait([previous])
-            await self.save(copy, seq, record, owner=owner, outbox=outbox)
+            await write()
 
-        self._last_staged = asyncio.ensure_future(save_in_turn())
+        self._last_staged = asyncio.ensure_future(in_turn())
         return self._last_staged
 
     @abstractmethod
@@ -191,6 +196,11 @@ class TaskStore(ABC):
     async def claim(self, task_id: str, replica_id: str) -> None:
         """Record that `replica_id` runs `task_id` from now on."""
         raise NotImplementedError(f"{type(self).__name__} does not track runners")
+
+    def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
+        """Start a `claim`; it commits no later than the saves staged after it (the default
+        makes it once every save staged before it is done, as `stage` does)."""
+        return self._in_turn(lambda: self.claim(task_id, replica_id))
 
     async def orphans(self, now: datetime) -> list[Orphan]:
         """Submitted or working tasks whose runner is not alive at `now`."""

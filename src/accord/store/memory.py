@@ -260,6 +260,12 @@ class InMemoryTaskStore(TaskStore):
     async def claim(self, task_id: str, replica_id: str) -> None:
         self._runners[task_id] = replica_id
 
+    def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
+        self._runners[task_id] = replica_id
+        claimed = asyncio.get_running_loop().create_future()
+        claimed.set_result(None)
+        return claimed
+
     async def orphans(self, now: datetime) -> list[Orphan]:
         return [
             Orphan(stored, self._runners.get(task_id))

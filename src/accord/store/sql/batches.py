@@ -22,22 +22,26 @@ from accord.store.sql.schema import (
 
 @dataclass(slots=True, frozen=True)
 class TaskSave:
-    """One save: the task row's new values (with the version it must move from).
+    """One save: the task row's new values, moving it from version `previous` (0: the save
+    creates it) to `seq`, and the events that took it there (one, or several merged).
 
     A save writes the task's JSON (`snapshot`) with its row, unless it is `appended`: then
-    the row only moves to its new `seq`, and the event, an artifact update, joins the log
-    tail that reads fold into the JSON (`row` holds `task_id`, `previous_seq` and `seq`).
+    the row only moves to its new `seq`, and the events, artifact updates, join the log tail
+    that reads fold into the JSON (`row` holds `task_id`, `previous_seq` and `seq`). Other
+    rows hold the columns of a new task (`NEW_TASK_COLUMNS`), or `task_id`, `previous_seq` and
+    the columns each save sets (`TASK_CHANGES`).
     """
 
     task_id: str
+    previous: int
     seq: int
     row: dict[str, Any]
-    event: dict[str, Any] | None
+    events: tuple[dict[str, Any], ...]
     terminal: bool
     snapshot: str | None = None
     appended: bool = False
     deliveries: tuple[dict[str, Any], ...] = ()
-    """Outbox rows the event causes, written only if the save goes through."""
+    """Outbox rows the events cause, written only if the save goes through."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -50,7 +54,8 @@ class RunnerClaim:
 
 Write = TaskSave | RunnerClaim
 
-NEW_TASK_COLUMNS = (tasks.c.id.key, tasks.c.created_at.key, tasks.c.owner.key, *TASK_CHANGES)
+_NEW_TASK_ONLY = (tasks.c.id.key, tasks.c.created_at.key, tasks.c.owner.key)
+NEW_TASK_COLUMNS = (*_NEW_TASK_ONLY, *TASK_CHANGES)
 """The columns of a task's row as its first save writes them."""
 
 # The statements of a batch: a save moves the row from `previous_seq` to its new seq.
@@ -130,7 +135,7 @@ def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) 
         if isinstance(write, RunnerClaim):
             outcomes.append(None)
             continue
-        if write.seq == 1:
+        if write.previous == 0:
             written = target.create_task(write.row)
         elif write.appended:
             written = target.append_to_task(write.row)
@@ -155,7 +160,62 @@ def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) 
 
 
 def stale(save: TaskSave, stored: int | None) -> StaleTaskError:
-    return StaleTaskError(f"task {save.task_id} is at event {stored or 0}, not {save.seq - 1}")
+    return StaleTaskError(f"task {save.task_id} is at event {stored or 0}, not {save.previous}")
+
+
+def merge_saves(batch: Sequence[Write]) -> tuple[list[Write], list[int]]:
+    """`batch` with each task's saves that follow one another (each at the version the one
+    before left) merged into one save, and for each write of `batch` the index of the write
+    it went into. A runner claim of a task keeps its saves before and after it apart."""
+    writes: list[Write] = []
+    into: list[int] = []
+    open_saves: dict[str, tuple[int, TaskSave]] = {}  # the save of a task the next may join
+    for write in batch:
+        if isinstance(write, TaskSave):
+            earlier = open_saves.get(write.task_id)
+            if earlier is not None and earlier[1].seq == write.previous:
+                at, merged = earlier[0], merge(earlier[1], write)
+                writes[at] = merged
+                open_saves[write.task_id] = (at, merged)
+                into.append(at)
+                continue
+            open_saves[write.task_id] = (len(writes), write)
+        else:
+            open_saves.pop(write.task_id, None)
+        into.append(len(writes))
+        writes.append(write)
+    return writes, into
+
+
+def merge(first: TaskSave, then: TaskSave) -> TaskSave:
+    """The one save that does what `first`, then `then` (from the version `first` leaves) do."""
+    appended = first.appended and then.appended
+    snapshot = None
+    if appended:
+        row = {**first.row, "seq": then.seq}
+    else:
+        # The row's columns as the last save that wrote the JSON left them: `then`, or `first`
+        # with `then`'s events as a log tail after its JSON.
+        latest = first if then.appended else then
+        changes = {key: latest.row[key] for key in TASK_CHANGES}
+        if then.appended:
+            changes.update(seq=then.seq, snapshot_seq=changes["snapshot_seq"] or first.seq)
+        snapshot = latest.snapshot
+        if first.previous == 0:
+            row = {key: first.row[key] for key in _NEW_TASK_ONLY} | changes
+        else:
+            row = {"task_id": first.task_id, "previous_seq": first.previous} | changes
+    return TaskSave(
+        first.task_id,
+        first.previous,
+        then.seq,
+        row,
+        first.events + then.events,
+        then.terminal,
+        snapshot,
+        appended,
+        first.deliveries + then.deliveries,
+    )
 
 
 @dataclass(slots=True, frozen=True)
@@ -171,6 +231,9 @@ class FollowUp:
     `up_to`): see `trim`."""
     claims: list[dict[str, Any]]
     """Runner rows to upsert."""
+    claims_if_stale: list[dict[str, Any]]
+    """Runner rows claimed before a save that ends their task: upserted only if that save
+    turns out stale (a writer that learns outcomes as it writes has them already)."""
     finished: list[dict[str, Any]]
     """Tasks that lose their runner (`finished`): a finished task has none."""
     deliveries: list[dict[str, Any]]
@@ -187,16 +250,18 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
     deliveries: list[dict[str, Any]] = []
     snapshots: dict[str, str] = {}
     runners: dict[str, str | None] = {}
+    claimed_before_end: dict[str, str] = {}
     for write, outcome in zip(batch, outcomes, strict=True):
         if isinstance(write, RunnerClaim):
             runners[write.task_id] = write.replica_id
         elif outcome is None:
             if write.snapshot is not None:
                 snapshots[write.task_id] = write.snapshot
-            if write.event is not None:
-                events.append(write.event)
+            events.extend(write.events)
             deliveries.extend(write.deliveries)
             if write.terminal:
+                if (claimed := runners.get(write.task_id)) is not None:
+                    claimed_before_end[write.task_id] = claimed
                 runners[write.task_id] = None
     trims = [
         trim(event["task_id"], event["seq"] - bound)
@@ -211,6 +276,11 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
             {"task_id": task_id, "replica_id": replica_id}
             for task_id, replica_id in runners.items()
             if replica_id is not None
+        ],
+        claims_if_stale=[
+            {"task_id": task_id, "replica_id": replica_id}
+            for task_id, replica_id in claimed_before_end.items()
+            if runners[task_id] is None
         ],
         finished=[{"finished": task_id} for task_id, replica in runners.items() if replica is None],
         deliveries=deliveries,

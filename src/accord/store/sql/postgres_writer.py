@@ -50,6 +50,8 @@ def _names(columns: Sequence[Column[Any]]) -> str:
 
 _TRIMMED_FROM = Column("first", BigInteger)
 """The oldest seq a log trim may drop (see `accord.store.sql.batches.trim`)."""
+_PREVIOUS_SEQ = Column("previous_seq", BigInteger)
+"""The version a save moves a task's row from."""
 
 
 @functools.cache
@@ -57,7 +59,7 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     """The statement that writes a batch with rows for `parts`, and the names of its array
     parameters in order (a part without rows is left out: less to plan and to run).
 
-    A save moves its task's row from seq - 1 to seq, or creates it at seq 1; the rows it
+    A save moves its task's row from `previous_seq` to seq, or creates it; the rows it
     brings along (its JSON unless it is appended, its event, a log trim, the end of its
     runner) are given for every save and kept only for the tasks written. All of it runs on
     one snapshot in one implicit transaction, so a task may appear in a batch once at most (a
@@ -68,6 +70,7 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     changed = [tasks.c[key] for key in TASK_CHANGES]
     new_task = [tasks.c[key] for key in NEW_TASK_COLUMNS]
     task_id, seq, snapshot = tasks.c.id.name, tasks.c.seq.name, tasks.c.snapshot_seq.name
+    previous = _PREVIOUS_SEQ.name
     event_task, event_seq = task_events.c.task_id.name, task_events.c.seq.name
     snapshot_task, json = task_snapshots.c.task_id.name, task_snapshots.c.task.name
     runner_task, runner = task_runners.c.task_id.name, task_runners.c.replica_id.name
@@ -75,15 +78,15 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     if "moved" in parts:
         steps["updated"] = f"""
     UPDATE {tasks.name} AS t SET {", ".join(f"{c.name} = v.{c.name}" for c in changed)}
-    FROM {arrays.unnest("moved", [tasks.c.id, *changed])}
-    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{seq} - 1
+    FROM {arrays.unnest("moved", [tasks.c.id, _PREVIOUS_SEQ, *changed])}
+    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{previous}
     RETURNING t.{task_id}"""
     if "appended" in parts:
         steps["advanced"] = f"""
     UPDATE {tasks.name} AS t SET {seq} = v.{seq},
-        {snapshot} = COALESCE(t.{snapshot}, v.{seq} - 1)
-    FROM {arrays.unnest("appended", [tasks.c.id, tasks.c.seq])}
-    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{seq} - 1
+        {snapshot} = COALESCE(t.{snapshot}, v.{previous})
+    FROM {arrays.unnest("appended", [tasks.c.id, _PREVIOUS_SEQ, tasks.c.seq])}
+    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{previous}
     RETURNING t.{task_id}"""
     if "created" in parts:
         steps["created"] = f"""
@@ -119,6 +122,12 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     INSERT INTO {task_runners.name} ({runner_task}, {runner})
     SELECT * FROM {arrays.unnest("claims", list(task_runners.c))}
     ON CONFLICT ({runner_task}) DO UPDATE SET {runner} = excluded.{runner}"""
+    if "claims_if_stale" in parts:
+        steps["claimed_if_stale"] = f"""
+    INSERT INTO {task_runners.name} ({runner_task}, {runner})
+    SELECT * FROM {arrays.unnest("claims_if_stale", list(task_runners.c))}
+    WHERE v.{runner_task} NOT IN (SELECT {task_id} FROM written)
+    ON CONFLICT ({runner_task}) DO UPDATE SET {runner} = excluded.{runner}"""
     if "finished" in parts:
         steps["forgotten"] = f"""
     DELETE FROM {task_runners.name}
@@ -137,8 +146,10 @@ _STORED_SEQS = (
 
 def one_write_per_task(batch: Sequence[Write]) -> bool:
     """Whether `write_postgres_batch` can take `batch`: its one statement sees the rows as
-    they were before it, so two writes of a task must go one after the other instead."""
-    return len({write.task_id for write in batch}) == len(batch)
+    they were before it, so two saves of a task must go one after the other instead (a
+    runner claim may come with a save: the batch's last word on a runner is all it writes)."""
+    saved = [write.task_id for write in batch if isinstance(write, TaskSave)]
+    return len(set(saved)) == len(saved)
 
 
 async def write_postgres_batch(
@@ -150,14 +161,16 @@ async def write_postgres_batch(
     not among them was stale. `bound`: the retention's `max_events_per_task`.
     """
     saves = [write for write in batch if isinstance(write, TaskSave)]
-    moved = [save.row for save in saves if save.seq > 1 and not save.appended]
+    moved = [save.row for save in saves if save.previous > 0 and not save.appended]
     appended = [save.row for save in saves if save.appended]
-    created = [save.row for save in saves if save.seq == 1]
+    created = [save.row for save in saves if save.previous == 0]
     rows = follow_up(batch, [None] * len(batch), bound)  # as if every save went through
     columns = {
         "moved.id": [row["task_id"] for row in moved],
+        "moved.previous_seq": [row["previous_seq"] for row in moved],
         **{f"moved.{key}": [row[key] for row in moved] for key in TASK_CHANGES},
         "appended.id": [row["task_id"] for row in appended],
+        "appended.previous_seq": [row["previous_seq"] for row in appended],
         "appended.seq": [row["seq"] for row in appended],
         **{f"created.{key}": [row[key] for row in created] for key in NEW_TASK_COLUMNS},
         **{f"snapshots.{c.key}": [row[c.key] for row in rows.snapshots] for c in task_snapshots.c},
@@ -166,6 +179,10 @@ async def write_postgres_batch(
         "trims.first": [trim["trimmed_from"] for trim in rows.trims],
         "trims.seq": [trim["up_to"] for trim in rows.trims],
         **{f"claims.{c.key}": [claim[c.key] for claim in rows.claims] for c in task_runners.c},
+        **{
+            f"claims_if_stale.{c.key}": [claim[c.key] for claim in rows.claims_if_stale]
+            for c in task_runners.c
+        },
         "finished": [row["finished"] for row in rows.finished],
     }
     parts = frozenset(name.partition(".")[0] for name, values in columns.items() if values)

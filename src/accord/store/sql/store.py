@@ -40,6 +40,7 @@ from accord.store.sql.batches import (
     RunnerClaim,
     TaskSave,
     Write,
+    merge_saves,
     write_batch,
 )
 from accord.store.sql.engine import writer
@@ -219,22 +220,27 @@ class SqlTaskStore(TaskStore):
         save = self._task_save(task, seq, record, owner)
         if outbox:
             save = replace(save, deliveries=tuple(delivery_values(d) for d in outbox))
+        committed = self._enqueue(save)
+        committed.add_done_callback(lambda done: self._check_saved(task.id, done))
+        return committed
+
+    def _enqueue(self, write: Write) -> Future[None]:
+        """Queue `write` for the group commit; the future completes once it is committed."""
         opening = self._saves_before_open
         if self._opened and (opening is None or opening.done()):
-            committed = self._batch.enqueue(save)
-        else:  # in line behind the saves staged before the store was open
-            committed = asyncio.ensure_future(self._submit_after(save, opening))
-            self._saves_before_open = committed
-        committed.add_done_callback(lambda done: self._check_saved(task.id, done))
+            return self._batch.enqueue(write)
+        # In line behind the writes staged before the store was open.
+        committed = asyncio.ensure_future(self._submit_after(write, opening))
+        self._saves_before_open = committed
         return committed
 
     def _task_save(self, task: Task, seq: int, record: EventRecord | None, owner: str) -> TaskSave:
         """The rows a save writes, made now (the caller may change `task` next)."""
         now = datetime.now(UTC)
-        event = event_values(record, now) if record is not None else None
+        events = (event_values(record, now),) if record is not None else ()
         if self._snapshots.appends(task.id, seq, record):
             values: dict[str, Any] = {"task_id": task.id, "previous_seq": seq - 1, "seq": seq}
-            return TaskSave(task.id, seq, values, event, terminal=False, appended=True)
+            return TaskSave(task.id, seq - 1, seq, values, events, terminal=False, appended=True)
         # A record of the task itself (a new task's first) carries its JSON already.
         known = record.payload if record is not None and record.event is task else None
         snapshot = (known or task.to_json()).decode()
@@ -246,19 +252,24 @@ class SqlTaskStore(TaskStore):
         terminal = task.status.state.is_terminal
         open_ended = not terminal and not (record is not None and record.final)
         self._snapshots.snapshotted(task.id, len(snapshot), open_ended=open_ended)
-        return TaskSave(task.id, seq, values, event, terminal, snapshot)
+        return TaskSave(task.id, seq - 1, seq, values, events, terminal, snapshot)
 
-    async def _submit_after(self, save: TaskSave, previous: Future[None] | None) -> None:
+    async def _submit_after(self, write: Write, previous: Future[None] | None) -> None:
         if previous is not None:
             await asyncio.wait([previous])
         await self.open()
-        await self._batch.submit(save)
+        await self._batch.submit(write)
 
     def _check_saved(self, task_id: str, saved: Future[None]) -> None:
         if saved.cancelled() or saved.exception() is not None:
             self._snapshots.forget(task_id)  # the row is not what the policy thinks
 
     async def _commit_batch(self, batch: Sequence[Write]) -> list[Outcome]:
+        writes, into = merge_saves(batch)
+        outcomes = await self._write_merged(writes)
+        return [outcomes[at] for at in into]
+
+    async def _write_merged(self, batch: Sequence[Write]) -> list[Outcome]:
         bound = self.retention.max_events_per_task
         if self._sqlite_batches is not None and self._one_writer is not None:
             async with self._one_writer:
@@ -486,8 +497,10 @@ class SqlTaskStore(TaskStore):
             )
 
     async def claim(self, task_id: str, replica_id: str) -> None:
-        await self.open()
-        await self._batch.submit(RunnerClaim(task_id, replica_id))
+        await self.stage_claim(task_id, replica_id)
+
+    def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
+        return self._enqueue(RunnerClaim(task_id, replica_id))
 
     async def orphans(self, now: datetime) -> list[Orphan]:
         alive = replicas.c.alive_until > now
