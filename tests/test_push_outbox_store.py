@@ -4,7 +4,10 @@ claimed a queue head at a time under a lease, retried, parked and listed."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import insert, text
@@ -228,3 +231,30 @@ async def test_a_requeued_delivery_waits_for_the_one_its_queue_has_under_way(
     assert await store.claim_deliveries(NOW + LEASE / 2, NOW + LEASE, 10) == []
     end = NOW + LEASE
     assert [d.id for d in await store.claim_deliveries(end, end + LEASE, 10)] == [refused.id]
+
+
+async def test_a_claim_racing_a_requeue_never_has_two_of_a_queue_under_way(
+    sql_backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claimer, operator = await sql_backend.open(), await sql_backend.open()
+    refused, waiting = delivery("t1", 1), delivery("t1", 2)
+    await save(claimer, make_task("t1"), 1, refused)
+    await save(claimer, make_task("t1"), 2, waiting)
+    await claimer.claim_deliveries(NOW, NOW + LEASE, 10)
+    await claimer.park_delivery(refused.id, NOW, "HTTP 404", with_queue=False)
+    # The requeue commits after SQLite's claimer found its candidates, before it writes.
+    writing = claimer._writing  # type: ignore[attr-defined]
+
+    @asynccontextmanager
+    async def requeue_first() -> AsyncIterator[Any]:
+        await operator.requeue_deliveries(NOW, NOW + timedelta(hours=1))
+        async with writing() as connection:
+            yield connection
+
+    monkeypatch.setattr(claimer, "_writing", requeue_first)
+    raced = await claimer.claim_deliveries(NOW, NOW + LEASE, 10)
+    monkeypatch.undo()
+    then = await claimer.claim_deliveries(NOW, NOW + LEASE, 10)
+    assert len(raced) + len(then) == 1  # one at a time
+    end = NOW + LEASE
+    assert [d.id for d in await claimer.claim_deliveries(end, end + LEASE, 10)] == [refused.id]

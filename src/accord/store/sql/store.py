@@ -395,8 +395,8 @@ class SqlTaskStore(TaskStore):
             ids = list((await connection.execute(candidates)).scalars())
         if not ids:
             return []
-        async with self._writing() as connection:
-            return await self._claim(connection, ids, due, lease_until)
+        async with self._writing() as connection:  # still heads: a requeue may have come first
+            return await self._claim(connection, ids, due & head, lease_until)
 
     async def _claim(
         self,
