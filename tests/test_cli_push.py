@@ -19,8 +19,10 @@ import pytest
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from typer.testing import CliRunner
 
 from accord import Agent
+from accord.cli.main import app
 from accord.keys import KeyStore
 from accord.keys.cards import JWKS_PATH
 from accord.keys.notifications import DELIVERY_ID_HEADER, SIGNATURE_HEADER, sign_notification
@@ -160,3 +162,20 @@ def test_push_listen_shows_a_notification_delivered_twice_once() -> None:
         with pytest.raises(queue.Empty):
             lines.get(timeout=0.5)
     assert printed == ["task t-1: task working"] * 2  # d-1 once, then d-2
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        ((), "name the deliveries to retry, or give --all"),
+        (("--all", "some-delivery"), "(not both)"),
+        (("--task", "some-task"), "--task goes with --all"),
+    ],
+)
+def test_push_retry_says_what_it_needs(
+    args: tuple[str, ...], complaint: str, tmp_path: Path
+) -> None:
+    store = f"sqlite:///{tmp_path}/accord.db"
+    result = CliRunner().invoke(app, ["push", "retry", *args, "--store", store])
+    assert result.exit_code == 2 and complaint in result.stderr
+    assert list(tmp_path.iterdir()) == []  # refused before the store was opened

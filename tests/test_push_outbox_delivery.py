@@ -8,7 +8,7 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,23 @@ async def settled(runtime: TaskRuntime) -> None:
         await asyncio.sleep(0.02)
 
 
+async def accord(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the `accord` CLI (off the event loop, which serves the agent meanwhile)."""
+    return await asyncio.to_thread(
+        subprocess.run,
+        accord_command(*args),
+        capture_output=True, text=True, timeout=SAFETY_TIMEOUT,
+    )  # fmt: skip
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Wait until `condition` holds."""
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
 async def test_a_notification_refused_twice_arrives_on_the_third_try_under_one_delivery_id() -> (
     None
 ):
@@ -90,10 +107,7 @@ async def test_a_webhook_that_keeps_failing_is_parked_and_listed(tmp_path: Path)
         async with pushing_agent(open_store(store_url)) as (_, client, runtime):
             params = send_params("nobody listens", configuration=push_config(hook_url))
             task = await client.result("message/send", params)
-            deadline = time.monotonic() + SAFETY_TIMEOUT
-            while len(hook.tries) < QUICK.attempts:
-                assert time.monotonic() < deadline
-                await asyncio.sleep(0.02)
+            await until(lambda: len(hook.tries) >= QUICK.attempts)
             await settled(runtime)
             parked = await runtime.store.parked_deliveries()
     assert len(hook.tries) == QUICK.attempts  # tried as often as allowed, then never again
@@ -103,15 +117,55 @@ async def test_a_webhook_that_keeps_failing_is_parked_and_listed(tmp_path: Path)
     )
     assert parked[-1].seq == 1 and parked[-1].attempts == QUICK.attempts
     assert {d.task_id for d in parked} == {task["id"]}
-    listed = await asyncio.to_thread(
-        subprocess.run,
-        accord_command("push", "failures", "--store", store_url),
-        capture_output=True, text=True, timeout=SAFETY_TIMEOUT, check=True,
-    )  # fmt: skip
+    listed = await accord("push", "failures", "--store", store_url)
+    assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
     assert len(lines) == 3
     assert all(task["id"] in line and hook_url in line and "HTTP 500" in line for line in lines)
     assert f"delivery {parked[-1].id}" in lines[-1] and "3 tries" in lines[-1]
+
+
+async def test_parked_deliveries_retried_once_the_webhook_works_arrive_in_order(
+    tmp_path: Path,
+) -> None:
+    store_url = f"sqlite:///{tmp_path}/accord.db"
+    hook = Webhook(failures=1_000)
+    with receiving(hook) as hook_url:
+        async with pushing_agent(open_store(store_url)) as (_, client, runtime):
+            tasks = []
+            for text in ("first", "second"):
+                params = send_params(text, configuration=push_config(hook_url))
+                tasks.append((await client.result("message/send", params))["id"])
+            await until(lambda: len(hook.tries) == 2 * QUICK.attempts)
+            await settled(runtime)
+            parked = sorted(await runtime.store.parked_deliveries(), key=lambda d: d.seq)
+            first = [d.id for d in parked if d.task_id == tasks[0]]
+            second = [d.id for d in parked if d.task_id == tasks[1]]
+            assert len(first) == len(second) == 3
+            with hook.lock:
+                hook.failures = 0  # the webhook is fixed
+
+            retried = await accord(
+                "push", "retry", "--all", "--task", tasks[0], "--store", store_url
+            )
+            assert (retried.returncode, retried.stdout) == (0, "requeued 3 parked deliveries\n")
+            await hook.reached("completed").wait()  # the server's worker took them up
+            await settled(runtime)
+            assert hook.states() == ["submitted", "working", "completed"]  # in order
+            assert {d.id for d in await runtime.store.parked_deliveries()} == set(second)
+
+            # By id: the other task's last one only (parked ones hold up no other).
+            retried = await accord("push", "retry", second[2], "--store", store_url)
+            assert (retried.returncode, retried.stdout) == (0, "requeued 1 parked delivery\n")
+            await until(lambda: len(hook.received) == 4)
+            again = await accord("push", "retry", second[2], "--store", store_url)
+            assert again.returncode == 1
+            assert "1 of the 1 deliveries named were not parked" in again.stderr
+            await settled(runtime)
+    delivered = [headers[DELIVERY_ID_HEADER.lower()] for headers, _ in hook.received]
+    assert delivered == [*first, second[2]]
+    # Under the delivery id its failed tries had: a receiver dedupes across the retry.
+    assert first[0] in {headers[DELIVERY_ID_HEADER.lower()] for headers in hook.tries[:6]}
 
 
 async def test_a_webhook_that_does_not_answer_holds_up_no_other() -> None:

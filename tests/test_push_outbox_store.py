@@ -4,7 +4,10 @@ claimed a queue head at a time under a lease, retried, parked and listed."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import insert, text
@@ -171,3 +174,87 @@ async def test_a_forgotten_task_takes_its_deliveries_along(backend: Backend) -> 
     await store.park_delivery(parked.id, NOW, "HTTP 500")
     await store.cleanup(datetime.now(UTC) + timedelta(days=2))
     assert await store.parked_deliveries() == []
+
+
+async def parked_queue(store: TaskStore, task_id: str, seqs: int = 3) -> list[Delivery]:
+    """A task's deliveries to one webhook, all parked (the first failed for good)."""
+    task = make_task(task_id)
+    dead = [delivery(task_id, seq) for seq in range(1, seqs + 1)]
+    for seq, item in enumerate(dead, start=1):
+        await save(store, task, seq, item)
+    [head] = await store.claim_deliveries(NOW, NOW + LEASE, 10)
+    assert await store.park_delivery(head.id, NOW, "HTTP 500") == seqs
+    return dead
+
+
+async def test_requeued_deliveries_start_over_in_their_place(store: TaskStore) -> None:
+    dead = await parked_queue(store, "t1")
+    later = NOW + timedelta(days=2)  # past the first deadline
+    assert await store.requeue_deliveries(later, later + timedelta(hours=1)) == 3
+    assert await store.parked_deliveries() == []
+    for item in dead:  # in order, one at a time, tries counted from zero
+        [claimed] = await store.claim_deliveries(later, later + LEASE, 10)
+        assert (claimed.id, claimed.attempts, claimed.parked_at) == (item.id, 1, None)
+        assert claimed.deadline == later + timedelta(hours=1)
+        assert claimed.last_error == "HTTP 500"  # why it was parked, until the next try
+        await store.delivered(claimed.id)
+    assert await store.requeue_deliveries(later, later) == 0  # none parked any more
+
+
+async def test_requeue_picks_by_id_or_by_task(store: TaskStore) -> None:
+    first = await parked_queue(store, "t1")
+    second = await parked_queue(store, "t2", seqs=2)
+    assert await store.requeue_deliveries(NOW, NOW, ids=[]) == 0
+    assert await store.requeue_deliveries(NOW, NOW, ids=["no-such-delivery"]) == 0
+    assert await store.requeue_deliveries(NOW, NOW, ids=[first[2].id, second[0].id]) == 2
+    assert await store.requeue_deliveries(NOW, NOW, ids=[first[2].id]) == 0  # not parked now
+    assert await store.requeue_deliveries(NOW, NOW, task_id="t2") == 1
+    assert await store.requeue_deliveries(NOW, NOW, ids=[first[0].id], task_id="t2") == 0
+    assert {d.id for d in await store.parked_deliveries()} == {first[0].id, first[1].id}
+    # Each queue's oldest unparked one: parked deliveries hold up none.
+    claimed = await store.claim_deliveries(NOW, NOW + LEASE, 10)
+    assert {d.id for d in claimed} == {first[2].id, second[0].id}
+
+
+async def test_a_requeued_delivery_waits_for_the_one_its_queue_has_under_way(
+    store: TaskStore,
+) -> None:
+    task = make_task("t1")
+    refused, under_way = delivery("t1", 1), delivery("t1", 2)
+    await save(store, task, 1, refused)
+    await save(store, task, 2, under_way)
+    await store.claim_deliveries(NOW, NOW + LEASE, 10)
+    await store.park_delivery(refused.id, NOW, "HTTP 404", with_queue=False)
+    assert [d.id for d in await store.claim_deliveries(NOW, NOW + LEASE, 10)] == [under_way.id]
+    assert await store.requeue_deliveries(NOW, NOW + timedelta(hours=1)) == 1
+    # The first is the queue's head again, but not before the second's lease ran out.
+    assert await store.claim_deliveries(NOW + LEASE / 2, NOW + LEASE, 10) == []
+    end = NOW + LEASE
+    assert [d.id for d in await store.claim_deliveries(end, end + LEASE, 10)] == [refused.id]
+
+
+async def test_a_claim_racing_a_requeue_never_has_two_of_a_queue_under_way(
+    sql_backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claimer, operator = await sql_backend.open(), await sql_backend.open()
+    refused, waiting = delivery("t1", 1), delivery("t1", 2)
+    await save(claimer, make_task("t1"), 1, refused)
+    await save(claimer, make_task("t1"), 2, waiting)
+    await claimer.claim_deliveries(NOW, NOW + LEASE, 10)
+    await claimer.park_delivery(refused.id, NOW, "HTTP 404", with_queue=False)
+    # The requeue commits after SQLite's claimer found its candidates, before it writes.
+    writing = claimer._writing  # type: ignore[attr-defined]
+
+    @asynccontextmanager
+    async def requeue_first() -> AsyncIterator[Any]:
+        await operator.requeue_deliveries(NOW, NOW + timedelta(hours=1))
+        async with writing() as connection:
+            yield connection
+
+    monkeypatch.setattr(claimer, "_writing", requeue_first)
+    raced = await claimer.claim_deliveries(NOW, NOW + LEASE, 10)
+    monkeypatch.undo()
+    then = await claimer.claim_deliveries(NOW, NOW + LEASE, 10)
+    assert len(raced) + len(then) == 1  # one at a time
+    end = NOW + LEASE
+    assert [d.id for d in await claimer.claim_deliveries(end, end + LEASE, 10)] == [refused.id]

@@ -15,7 +15,7 @@ from starlette.routing import Route
 from accord.cli.errors import reports_errors
 from accord.cli.options import AgentAddress, TaskIdArgument, talks_to_agent
 from accord.cli.output import print_json_line
-from accord.cli.push_failures import failures
+from accord.cli.push_failures import failures, retry
 from accord.keys import JwksClient
 from accord.keys.cards import JWKS_PATH
 from accord.push import DeliveryIds, NotificationRefused, SeenTokens, verify
@@ -159,3 +159,4 @@ def delete_config(agent: AgentAddress, task_id: TaskIdArgument, config_id: Confi
 
 
 push_app.command("failures")(failures)
+push_app.command("retry")(retry)

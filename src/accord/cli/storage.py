@@ -86,14 +86,14 @@ def upgrade_schema(url: str) -> str:
         return asyncio.run(upgrade())
 
 
-def reading_store(url: str, read: Callable[[TaskStore], Awaitable[T]]) -> T:
-    """What `read` finds in the store at `url` (opened for it, closed after)."""
+def using_store(url: str, use: Callable[[TaskStore], Awaitable[T]]) -> T:
+    """What `use` returns, run on the store at `url` (opened for it, closed after)."""
 
     async def run() -> T:
         store = open_store(url)
         try:
             await store.open()
-            return await read(store)
+            return await use(store)
         finally:
             await store.close()
 

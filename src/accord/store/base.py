@@ -183,6 +183,22 @@ class TaskStore(ABC):
     async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
         """Parked deliveries, most recently parked first."""
 
+    @abstractmethod
+    async def requeue_deliveries(
+        self,
+        now: datetime,
+        deadline: datetime,
+        *,
+        ids: Sequence[str] | None = None,
+        task_id: str | None = None,
+    ) -> int:
+        """Put parked deliveries back in their queues for a new round of tries: those in
+        `ids` (None: every parked one), of `task_id` only if given. Their tries start over
+        (`attempts` 0, to be delivered by `deadline`); they keep their place in their queue
+        and are due at `now`, or, if their queue has an unparked delivery waiting or under a
+        lease, no sooner than that one's `next_at`, so a queue never has two under way. How
+        many were requeued."""
+
     # Runners: which replica runs which task, and which replicas are alive. A task that is
     # submitted or working while its runner's heartbeat has expired is an orphan. A store
     # that keeps these says so with `tracks_runners`; without it nothing is recovered.

@@ -250,6 +250,34 @@ class InMemoryTaskStore(TaskStore):
         parked.sort(key=lambda delivery: (delivery.parked_at, delivery.seq), reverse=True)
         return parked[:limit]
 
+    async def requeue_deliveries(
+        self,
+        now: datetime,
+        deadline: datetime,
+        *,
+        ids: Sequence[str] | None = None,
+        task_id: str | None = None,
+    ) -> int:
+        wanted = None if ids is None else set(ids)
+        chosen = [
+            delivery
+            for delivery in self._outbox.values()
+            if delivery.parked_at is not None
+            and (wanted is None or delivery.id in wanted)
+            and (task_id is None or delivery.task_id == task_id)
+        ]
+        due_at: dict[tuple[str, str], datetime] = {}  # a queue's unparked ones go first
+        for delivery in self._outbox.values():
+            if delivery.parked_at is None:
+                queue = (delivery.task_id, delivery.queue)
+                due_at[queue] = max(due_at.get(queue, now), delivery.next_at)
+        for delivery in chosen:  # replaced in place: each keeps its place in its queue
+            next_at = due_at.get((delivery.task_id, delivery.queue), now)
+            self._replace(
+                replace(delivery, attempts=0, next_at=next_at, deadline=deadline, parked_at=None)
+            )
+        return len(chosen)
+
     def _replace(self, delivery: Delivery) -> Delivery:
         self._outbox[delivery.id] = delivery
         return delivery

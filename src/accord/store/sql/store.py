@@ -406,8 +406,8 @@ class SqlTaskStore(TaskStore):
             ids = list((await connection.execute(candidates)).scalars())
         if not ids:
             return []
-        async with self._writing() as connection:
-            return await self._claim(connection, ids, due, lease_until)
+        async with self._writing() as connection:  # still heads: a requeue may have come first
+            return await self._claim(connection, ids, due & head, lease_until)
 
     async def _claim(
         self,
@@ -484,6 +484,49 @@ class SqlTaskStore(TaskStore):
                 .limit(limit)
             )
             return [delivery(row) for row in result]
+
+    async def requeue_deliveries(
+        self,
+        now: datetime,
+        deadline: datetime,
+        *,
+        ids: Sequence[str] | None = None,
+        task_id: str | None = None,
+    ) -> int:
+        outbox = push_deliveries.c
+        chosen: ColumnElement[bool] = outbox.parked_at.is_not(None)
+        if ids is not None:
+            chosen &= outbox.id.in_(ids)
+        if task_id is not None:
+            chosen &= outbox.task_id == task_id
+        # A queue's unparked deliveries go first: one may be under a lease, its claimer's until
+        # it runs out (locked here, so a claim committing meanwhile is waited for and seen).
+        pending = select(outbox.task_id, outbox.queue, outbox.next_at).where(
+            outbox.parked_at.is_(None),
+            tuple_(outbox.task_id, outbox.queue).in_(
+                select(outbox.task_id, outbox.queue).where(chosen)
+            ),
+        )
+        if self.engine.dialect.name == "postgresql":
+            pending = pending.with_for_update()
+        fresh = {"attempts": 0, "deadline": deadline, "parked_at": None}
+        async with self._writing() as connection:
+            due_at: dict[tuple[str, str], datetime] = {}
+            for row in await connection.execute(pending):
+                queue = (row.task_id, row.queue)
+                due_at[queue] = max(due_at.get(queue, now), row.next_at)
+            requeued = 0
+            for (task, webhook), next_at in due_at.items():
+                behind = chosen & (outbox.task_id == task) & (outbox.queue == webhook)
+                result = await connection.execute(
+                    update(push_deliveries).where(behind).values(next_at=next_at, **fresh)
+                )
+                requeued += result.rowcount
+            # The rest are in queues with nothing pending: due now.
+            result = await connection.execute(
+                update(push_deliveries).where(chosen).values(next_at=now, **fresh)
+            )
+        return requeued + result.rowcount
 
     # --- runners ----------------------------------------------------------------------------
 
