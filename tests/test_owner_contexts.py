@@ -96,6 +96,10 @@ async def test_a_cancel_without_a_request_shows_the_hook_the_tasks_owner(backend
                 assert not record.final or record.error is None
         assert execution.task is not None
         assert execution.task.status.state is TaskState.INPUT_REQUIRED
+        for _ in range(1000):  # until the run has returned: then no run holds the task
+            if not runtime.is_running(execution.task_id):
+                break
+            await asyncio.sleep(0)
         assert (await runtime.cancel(execution.task_id)).status.state is TaskState.CANCELED
     finally:
         await runtime.close()

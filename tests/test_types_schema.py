@@ -737,18 +737,6 @@ def test_requests_require_an_id(schema_errors: SchemaErrors) -> None:
     assert accepted == []
 
 
-def test_new_ids_are_distinct_version_4_uuids() -> None:
-    import uuid
-
-    from accord.types import new_id
-
-    ids = [new_id() for _ in range(2000)]
-    assert len(set(ids)) == len(ids)
-    for text in ids:
-        parsed = uuid.UUID(text)
-        assert (parsed.version, parsed.variant, str(parsed)) == (4, uuid.RFC_4122, text)
-
-
 def test_utc_now_is_the_current_time_in_milliseconds_with_z() -> None:
     import re
     from datetime import UTC, datetime
