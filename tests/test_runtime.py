@@ -16,6 +16,7 @@ from accord.agents import EventSink
 from accord.core.deliveries import Delivery
 from accord.errors import (
     ContentTypeNotSupported,
+    InternalError,
     InvalidAgentResponse,
     TaskNotCancelable,
     TaskNotFound,
@@ -786,3 +787,40 @@ async def test_close_stops_running_agents_and_keeps_their_last_state(
     assert stored is not None and stored.task.status.state is TaskState.WORKING
     assert not agent.cancel_called.is_open
     execution.close()
+
+
+class FailingSaves(InMemoryTaskStore):
+    """Saves the first `good` saves, then fails every save as a broken database would."""
+
+    def __init__(self, good: int) -> None:
+        super().__init__()
+        self.good = good
+
+    def stage(
+        self,
+        task: Task,
+        seq: int,
+        record: EventRecord | None = None,
+        *,
+        owner: str = "",
+        outbox: Sequence[Delivery] = (),
+    ) -> Future[None]:
+        if self.good <= 0:
+            failed = asyncio.get_running_loop().create_future()
+            failed.set_exception(OSError("disk I/O error"))
+            return failed
+        self.good -= 1
+        return super().stage(task, seq, record, owner=owner, outbox=outbox)
+
+
+@pytest.mark.parametrize("good", [1, 2, 3])
+async def test_a_store_failing_mid_run_ends_the_request_with_an_error_not_a_hang(
+    good: int,
+) -> None:
+    runtime = TaskRuntime(echo.agent.executor, FailingSaves(good))
+    execution = await runtime.start(params("ping"))
+    async with asyncio.timeout(5):
+        records = await collect(execution)
+    assert records[-1].final
+    assert isinstance(records[-1].error, InternalError)
+    assert "reference" in records[-1].error.message

@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import Connection, event, func, insert, inspect, select, text
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import accord
@@ -41,7 +44,7 @@ from accord.store.sql.schema import (
     task_snapshots,
     tasks,
 )
-from accord.store.sql.sqlite_writer import THREAD_NAME, SqliteBatchWriter
+from accord.store.sql.sqlite_writer import THREAD_NAME, SqliteBatchWriter, utc_text
 from accord.types import (
     Artifact,
     Message,
@@ -822,3 +825,17 @@ async def test_a_quick_tasks_claim_and_saves_leave_no_runner_behind(sql_backend:
     )
 
     assert await runners(store) == {paused: "replica-1"}
+
+
+@given(
+    st.datetimes(
+        min_value=datetime(1000, 1, 1),
+        max_value=datetime(9000, 1, 1),
+        timezones=st.none() | st.just(UTC) | st.timezones(),
+    )
+)
+def test_the_sqlite_writer_stores_timestamps_as_sqlalchemy_would(moment: datetime) -> None:
+    dialect = sqlite.dialect()
+    processor = tasks.c.created_at.type.dialect_impl(dialect).bind_processor(dialect)
+    assert processor is not None
+    assert utc_text(moment) == processor(moment)

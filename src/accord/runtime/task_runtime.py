@@ -21,6 +21,7 @@ from accord.core.query import RUNNING_STATES
 from accord.core.records import EventRecord
 from accord.errors import (
     A2AError,
+    InternalError,
     InvalidAgentResponse,
     InvalidParams,
     TaskNotCancelable,
@@ -508,6 +509,8 @@ class TaskRuntime:
 
     async def _fail(self, run: _Run, reason: str) -> None:
         if run.task is not None and run.task.status.state.is_terminal:
+            if not run.reached_final:  # its end was applied but never saved nor published
+                await self._end_with_error(run, reason)
             return
         if run.replied:
             log.warning("agent error after its reply on %s: %s", run.task_id, reason)
@@ -515,8 +518,16 @@ class TaskRuntime:
         event = _status_event(run.task_id, run.context.context_id, TaskState.FAILED, reason)
         try:
             await self._emit(run, event)
-        except A2AError:
-            log.exception("could not mark task %s failed", run.task_id)
+        except Exception as exc:  # the store refuses this save too, say
+            where = f"task {run.task_id}"
+            message = report_failure(
+                log, "The task could not be saved", exc, debug=self.debug, where=where
+            )
+            await self._end_with_error(run, message)
+
+    async def _end_with_error(self, run: _Run, message: str) -> None:
+        """End what waits on the run with an error: it will get no final record of the task."""
+        await self.bus.publish(EventRecord.failure(run.task_id, InternalError(message)))
 
     async def _emit(self, run: _Run, event: AgentEvent) -> None:
         async with run.lock:

@@ -6,6 +6,7 @@ import asyncio
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import URL, Table
@@ -28,6 +29,7 @@ from accord.store.sql.engine import tune_sqlite_connection
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
 from accord.store.sql.schema import (
+    UtcDateTime,
     push_deliveries,
     task_events,
     task_runners,
@@ -59,13 +61,24 @@ _CLAIM_RUNNER = _sql(_STATEMENTS.claim_runner, *(column.key for column in task_r
 _FORGET_RUNNER = _sql(FORGET_RUNNER)
 
 
+def utc_text(value: datetime | None) -> str | None:
+    """A timestamp as SQLAlchemy's SQLite dialect stores a `UtcDateTime`: naive UTC text with
+    microseconds, which sorts like the instants (a naive value is taken as UTC already)."""
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = (value if value.tzinfo is UTC else value.astimezone(UTC)).replace(tzinfo=None)
+    return value.isoformat(" ", "microseconds")
+
+
 def _encoder(table: Table) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """The copy of a row that sqlite3 stores as SQLAlchemy would (timestamps as sortable text).
 
-    The column types' own bind processors do it: rows the engine reads back come out right.
+    The column types' own bind processors do it, so rows the engine reads back come out
+    right; timestamps take `utc_text`, the same text at a fraction of the processors' cost.
     """
     processors = [
-        (column.key, processor)
+        (column.key, utc_text if isinstance(column.type, UtcDateTime) else processor)
         for column in table.c
         if (processor := column.type.dialect_impl(_DIALECT).bind_processor(_DIALECT)) is not None
     ]
