@@ -722,20 +722,30 @@ def story_of_a_task(task_id: str, chunks: int, *, ends: bool) -> list[TaskChange
     return [*story, status(TaskState.COMPLETED)] if ends else story
 
 
-async def tell(store: TaskStore, task_id: str, story: list[TaskChange], *, together: bool) -> None:
+async def tell(
+    store: TaskStore,
+    task_id: str,
+    story: list[TaskChange],
+    *,
+    together: bool,
+    one_save: bool = False,
+) -> None:
     """Create the task, then save each change of `story`: all staged at once (`together`, as a
-    run that does not wait for its saves), or each once the one before it is committed."""
+    run that does not wait for its saves), or each once the one before it is committed; or
+    (`one_save`) all of them as one save (`stage_records`) once the story is told."""
     message = Message(message_id="go", role=Role.USER, parts=[TextPart(text="go")])
     task = new_task(task_id, "c", message)
     task.status.timestamp = STORY_TIME
-    staged = [store.stage(task, 1, EventRecord.of(task_id, 1, task, final=False))]
+    records = [EventRecord.of(task_id, 1, task, final=False)]
+    staged = [] if one_save else [store.stage(task, 1, records[0])]
     for seq, change in enumerate(story, start=2):
-        if not together:
+        if staged and not together:
             await staged[-1]
         applied = apply_event(task, change)
-        record = EventRecord.of(task_id, seq, applied, final=task.status.state.is_terminal)
-        staged.append(store.stage(task, seq, record))
-    await asyncio.gather(*staged)
+        records.append(EventRecord.of(task_id, seq, applied, final=task.status.state.is_terminal))
+        if not one_save:
+            staged.append(store.stage(task, seq, records[-1]))
+    await (store.stage_records(task, records) if one_save else asyncio.gather(*staged))
 
 
 class TaskRowWrites:
@@ -771,11 +781,12 @@ class TaskRowWrites:
             return int(await connection.scalar(query, {"id": task_id}) or 0)
 
 
+@pytest.mark.parametrize("one_save", [False, True], ids=["queued together", "one save"])
 @pytest.mark.parametrize(
     ("chunks", "ends"), [(0, True), (1, True), (5, True), (5, False), (300, True)]
 )
 async def test_saves_of_a_task_queued_together_store_what_they_store_one_by_one(
-    sql_backend: Backend, chunks: int, ends: bool
+    sql_backend: Backend, chunks: int, ends: bool, one_save: bool
 ) -> None:
     store = await sql_backend.open()
     assert isinstance(store, SqlTaskStore)
@@ -786,7 +797,8 @@ async def test_saves_of_a_task_queued_together_store_what_they_store_one_by_one(
     await tell(store, one_by_one, story_of_a_task(one_by_one, chunks, ends=ends), together=False)
     times_before, _ = await writes.totals()
 
-    await tell(store, together, story_of_a_task(together, chunks, ends=ends), together=True)
+    story = story_of_a_task(together, chunks, ends=ends)
+    await tell(store, together, story, together=True, one_save=one_save)
 
     times, _ = await writes.totals()
     assert times - times_before == 1, "the task's JSON is written once"

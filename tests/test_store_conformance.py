@@ -129,6 +129,30 @@ async def test_a_save_must_follow_the_stored_version(store: TaskStore) -> None:
     assert [r.seq for r in await store.events_after(task.id, 0)] == [1]
 
 
+async def test_records_staged_as_one_save_are_all_kept_or_none(store: TaskStore) -> None:
+    task = make_task()
+    working = moved(task, TaskState.WORKING, "2024-05-01T12:00:01.000Z")
+    done = moved(working, TaskState.COMPLETED, "2024-05-01T12:00:02.000Z")
+    records = [
+        EventRecord.of(task.id, seq, step, final=step is done)
+        for seq, step in enumerate((task, working, done), start=1)
+    ]
+    await store.stage_records(done, records)
+
+    stored = await store.get(task.id)
+    assert stored is not None
+    assert (stored.seq, stored.task.to_json()) == (3, done.to_json())
+    assert [r.payload for r in await store.events_after(task.id, 0)] == [
+        step.to_json() for step in (task, working, done)
+    ]
+    later = [EventRecord.of(task.id, seq, done, final=True) for seq in (3, 4)]  # 3 is taken
+    with pytest.raises(StaleTaskError):
+        await store.stage_records(moved(done, TaskState.FAILED), later)
+    stored = await store.get(task.id)
+    assert stored is not None and (stored.seq, stored.task.to_json()) == (3, done.to_json())
+    assert [r.seq for r in await store.events_after(task.id, 0)] == [1, 2, 3]
+
+
 async def test_a_stale_save_fails_alone_among_saves_made_at_once(store: TaskStore) -> None:
     older, newer = make_task(), make_task()
     await save(store, older)

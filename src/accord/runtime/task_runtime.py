@@ -52,7 +52,9 @@ log = logging.getLogger("accord.runtime")
 
 # How long a new message for a task waits for the previous run to return after it paused.
 # How many events an agent may emit in a row before the rest of the server gets a turn.
-_EVENTS_PER_TURN = 8
+EVENTS_PER_TURN = 8
+# The most records a run stages as one save.
+_EVENTS_PER_SAVE = 64
 
 
 @dataclass(eq=False)
@@ -72,8 +74,11 @@ class _Run:
     worker: asyncio.Task[None] | None = None
     # The task's webhooks, loaded when first needed; None means "ask the store".
     push_configs: list[PushTarget] | None = None
-    # Its records from saving to publishing, made with the first one.
+    # Its records from saving to publishing, made when the first ones go ahead of their save.
     publishing: PublishQueue | None = None
+    # Records made since the run last let the event loop go on: staged together, as one save.
+    unstaged: list[EventRecord] = field(default_factory=list)
+    unstaged_outbox: list[Delivery] = field(default_factory=list)
     # The store recording this replica as the task's runner, until the run first waits.
     claimed: asyncio.Future[None] | None = None
 
@@ -91,7 +96,7 @@ class _RunSink(EventSink):
     async def send(self, event: AgentEvent) -> None:
         await self._runtime._emit(self._run, event)
         self._sent += 1
-        if self._sent % _EVENTS_PER_TURN == 0:
+        if self._sent % EVENTS_PER_TURN == 0:
             # A store that never suspends (memory) would let an agent that awaits nothing else
             # keep the event loop to its end: streams would get nothing until then, and every
             # other request would wait. Every so many events it lets them go first.
@@ -231,6 +236,7 @@ class TaskRuntime:
         if task is not None:
             self._claim(run)
             async with run.lock:
+                await self._load_push_configs(run)
                 apply_event(task, message)
                 await self._record(run, task, final=False)
         run.worker = asyncio.create_task(self._execute(run), name=f"accord-task-{task_id}")
@@ -531,6 +537,7 @@ class TaskRuntime:
 
     async def _emit(self, run: _Run, event: AgentEvent) -> None:
         async with run.lock:
+            await self._load_push_configs(run)
             payload = _serialized(event)
             if run.task is None:
                 if run.replied:
@@ -560,30 +567,65 @@ class TaskRuntime:
     async def _record(
         self, run: _Run, change: TaskChange, *, final: bool, payload: bytes | None = None
     ) -> None:
+        """Number the change, and save and publish it with the records made in the same turn
+        of the event loop: a final record waits until they are all published; the others go
+        ahead (up to AHEAD), staged together once the run lets the event loop go on. A quick
+        task is then one save, a stream's chunks a few, and still each record is published
+        only once its save has committed. Called with the run's lock held and its push
+        configs loaded: no await comes between the change and its record joining the others,
+        so the task always stands as of the last record made."""
         assert run.task is not None
         run.seq += 1
         if payload is None:
             payload = change.to_json()
         record = EventRecord(run.task_id, run.seq, change, final, payload)
-        outbox = await self._outbox(run, record)
-        saved = self.store.stage(run.task, run.seq, record, owner=run.owner, outbox=outbox)
-        if outbox and self.deliveries is not None:
-            saved.add_done_callback(partial(_wake_on_commit, self.deliveries))
-        # Only a final record waits for its save: the run goes on while the others commit, so
-        # its saves meet in few transactions (a quick task's all in one, a stream's many per
-        # transaction); each record is still published only once its save has committed.
-        wait = final
-        if wait and run.claimed is not None:
+        run.unstaged.append(record)
+        run.unstaged_outbox += self._outbox(run, record)
+        if not final:
+            if len(run.unstaged) >= _EVENTS_PER_SAVE:
+                self._stage_unstaged(run)
+            elif len(run.unstaged) == 1:
+                asyncio.get_running_loop().call_soon(self._stage_unstaged, run)
+            if run.publishing is not None:  # waits only while AHEAD records wait
+                await run.publishing.settle(everything=False)
+            return
+        records, saved = self._stage(run)
+        if run.claimed is not None:
             claimed, run.claimed = run.claimed, None
             await claimed
-        if run.publishing is None and (wait or saved.done()):  # nothing went ahead yet
+        if run.publishing is None:  # nothing went ahead: publish from here
             await saved
-            await self._publish(run, record)
+            for each in records:
+                await self._publish(run, each)
         else:
-            if run.publishing is None:
-                run.publishing = PublishQueue()
-            await run.publishing.put(record, saved, partial(self._publish, run), wait=wait)
-        run.reached_final = run.reached_final or final
+            run.publishing.add(records, saved)
+            await run.publishing.settle(everything=True)
+        run.reached_final = True
+
+    def _stage_unstaged(self, run: _Run) -> None:
+        """Stage what the run recorded in the turn that just ended (nothing, when a final
+        record or a full burst staged it already)."""
+        if run.unstaged:
+            self._publishing(run).add(*self._stage(run))
+
+    def _stage(self, run: _Run) -> tuple[list[EventRecord], asyncio.Future[None]]:
+        """Hand the run's unstaged records to the store as one save; they and its future."""
+        assert run.task is not None
+        records, run.unstaged = run.unstaged, []
+        outbox, run.unstaged_outbox = run.unstaged_outbox, []
+        try:
+            saved = self.store.stage_records(run.task, records, owner=run.owner, outbox=outbox)
+        except Exception as exc:  # as if the save had failed: the run learns it on its next record
+            saved = asyncio.get_running_loop().create_future()
+            saved.set_exception(exc)
+        if outbox and self.deliveries is not None:
+            saved.add_done_callback(partial(_wake_on_commit, self.deliveries))
+        return records, saved
+
+    def _publishing(self, run: _Run) -> PublishQueue:
+        if run.publishing is None:
+            run.publishing = PublishQueue(partial(self._publish, run))
+        return run.publishing
 
     def _claim(self, run: _Run) -> None:
         """Record this replica as the runner of the run's task, committed with its first save
@@ -595,21 +637,19 @@ class TaskRuntime:
     async def _publish(self, run: _Run, record: EventRecord) -> None:
         await self.bus.publish(record)
 
-    async def _push_configs(self, run: _Run) -> list[PushTarget]:
-        if run.push_configs is None:
+    async def _load_push_configs(self, run: _Run) -> None:
+        """Know the task's webhooks before its next change (only a replica that sends
+        webhooks needs them)."""
+        if self.deliveries is not None and run.push_configs is None:
             run.push_configs = await self.store.list_push_configs(run.task_id)
-        return run.push_configs
 
-    async def _outbox(self, run: _Run, record: EventRecord) -> list[Delivery]:
+    def _outbox(self, run: _Run, record: EventRecord) -> list[Delivery]:
         """The webhook deliveries `record` causes, each in its payload format, bodies made from
         the task as it is now (only the replica running the task makes them)."""
-        if self.deliveries is None:
+        if self.deliveries is None or not run.push_configs:
             return []
         assert run.task is not None
-        push_configs = await self._push_configs(run)
-        if not push_configs:
-            return []
-        return self.deliveries.outbox(run.task_id, run.seq, push_configs, record, run.task)
+        return self.deliveries.outbox(run.task_id, run.seq, run.push_configs, record, run.task)
 
     def push_configs_changed(self, task_id: str) -> None:
         """A webhook of the task was set or deleted: reload them before the next update."""

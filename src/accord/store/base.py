@@ -213,6 +213,26 @@ class TaskStore(ABC):
         """Record that `replica_id` runs `task_id` from now on."""
         raise NotImplementedError(f"{type(self).__name__} does not track runners")
 
+    def stage_records(
+        self,
+        task: Task,
+        records: Sequence[EventRecord],
+        *,
+        owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
+    ) -> Future[None]:
+        """Start saving `task` as of the last of `records`, events that follow one another from
+        the stored version (`records[0].seq - 1`), with the deliveries they cause: as one save
+        where the backend can, all of them or none. The future is as `stage`'s.
+
+        The default stages each record on its own (`stage`), the task as of the last one in
+        each: a backend that only implements `save` is all or nothing per record.
+        """
+        *earlier, last = records
+        for record in earlier:
+            self.stage(task, record.seq, record, owner=owner).add_done_callback(_seen)
+        return self.stage(task, last.seq, last, owner=owner, outbox=outbox)
+
     def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
         """Start a `claim`; it commits no later than the saves staged after it (the default
         makes it once every save staged before it is done, as `stage` does)."""
@@ -237,3 +257,9 @@ class TaskStore(ABC):
 
     async def close(self) -> None:
         """Release connections; the default has nothing to release."""
+
+
+def _seen(done: Future[None]) -> None:
+    """Mark an outcome retrieved: a failed save fails every later one, the last included."""
+    if not done.cancelled():
+        done.exception()

@@ -91,7 +91,7 @@ class InMemoryTaskStore(TaskStore):
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
     ) -> None:
-        self._save(task, seq, record, owner, outbox)
+        self._save(task, seq - 1, seq, [record] if record else [], owner, outbox)
 
     def stage(
         self,
@@ -102,10 +102,31 @@ class InMemoryTaskStore(TaskStore):
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
+        return self._saved_now(task, seq - 1, seq, [record] if record else [], owner, outbox)
+
+    def stage_records(
+        self,
+        task: Task,
+        records: Sequence[EventRecord],
+        *,
+        owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
+    ) -> Future[None]:
+        return self._saved_now(task, records[0].seq - 1, records[-1].seq, records, owner, outbox)
+
+    def _saved_now(
+        self,
+        task: Task,
+        previous: int,
+        seq: int,
+        records: Sequence[EventRecord],
+        owner: str,
+        outbox: Sequence[Delivery],
+    ) -> Future[None]:
         # Saved before this returns: the store keeps the caller's task itself, as `save` does.
         saved = asyncio.get_running_loop().create_future()
         try:
-            self._save(task, seq, record, owner, outbox)
+            self._save(task, previous, seq, records, owner, outbox)
         except StaleTaskError as error:
             saved.set_exception(error)
         else:
@@ -115,15 +136,16 @@ class InMemoryTaskStore(TaskStore):
     def _save(
         self,
         task: Task,
+        previous: int,
         seq: int,
-        record: EventRecord | None,
+        records: Sequence[EventRecord],
         owner: str,
         outbox: Sequence[Delivery],
     ) -> None:
         entry = self._tasks.get(task.id)
         current = _seq(entry) if entry is not None else 0
-        if current != seq - 1:
-            raise StaleTaskError(f"task {task.id} is at event {current}, not {seq - 1}")
+        if current != previous:
+            raise StaleTaskError(f"task {task.id} is at event {current}, not {previous}")
         if entry is None:
             if owner != ANONYMOUS_OWNER:
                 self._owners[task.id] = owner
@@ -136,9 +158,9 @@ class InMemoryTaskStore(TaskStore):
             self._finished_at[task.id] = now
         else:
             self._tasks[task.id] = StoredTask(task, seq, owner)
-        if record is not None:
+        if records:
             log = self._events.setdefault(task.id, [])
-            log.append((now, record.seq, record.final, record.payload))
+            log += [(now, record.seq, record.final, record.payload) for record in records]
             bound = self.retention.max_events_per_task
             if bound is not None and len(log) > bound:
                 del log[:-bound]

@@ -217,7 +217,29 @@ class SqlTaskStore(TaskStore):
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
     ) -> Future[None]:
-        save = self._task_save(task, seq, record, owner)
+        records = [record] if record is not None else []
+        return self._stage(task, seq - 1, seq, records, owner, outbox)
+
+    def stage_records(
+        self,
+        task: Task,
+        records: Sequence[EventRecord],
+        *,
+        owner: str = ANONYMOUS_OWNER,
+        outbox: Sequence[Delivery] = (),
+    ) -> Future[None]:
+        return self._stage(task, records[0].seq - 1, records[-1].seq, records, owner, outbox)
+
+    def _stage(
+        self,
+        task: Task,
+        previous: int,
+        seq: int,
+        records: Sequence[EventRecord],
+        owner: str,
+        outbox: Sequence[Delivery],
+    ) -> Future[None]:
+        save = self._task_save(task, previous, seq, records, owner)
         if outbox:
             save = replace(save, deliveries=tuple(delivery_values(d) for d in outbox))
         committed = self._enqueue(save)
@@ -234,25 +256,28 @@ class SqlTaskStore(TaskStore):
         self._saves_before_open = committed
         return committed
 
-    def _task_save(self, task: Task, seq: int, record: EventRecord | None, owner: str) -> TaskSave:
-        """The rows a save writes, made now (the caller may change `task` next)."""
+    def _task_save(
+        self, task: Task, previous: int, seq: int, records: Sequence[EventRecord], owner: str
+    ) -> TaskSave:
+        """The rows of a save from version `previous` to `seq`, made now (the caller may
+        change `task` next)."""
         now = datetime.now(UTC)
-        events = (event_values(record, now),) if record is not None else ()
-        if self._snapshots.appends(task.id, seq, record):
-            values: dict[str, Any] = {"task_id": task.id, "previous_seq": seq - 1, "seq": seq}
-            return TaskSave(task.id, seq - 1, seq, values, events, terminal=False, appended=True)
+        events = tuple(event_values(record, now) for record in records)
+        if records and all(self._snapshots.appends(task.id, r.seq, r) for r in records):
+            values: dict[str, Any] = {"task_id": task.id, "previous_seq": previous, "seq": seq}
+            return TaskSave(task.id, previous, seq, values, events, terminal=False, appended=True)
         # A record of the task itself (a new task's first) carries its JSON already.
-        known = record.payload if record is not None and record.event is task else None
+        known = records[-1].payload if records and records[-1].event is task else None
         snapshot = (known or task.to_json()).decode()
         values = task_values(task, seq, now)
-        if seq == 1:
+        if previous == 0:
             values.update(id=task.id, created_at=now, owner=owner)
         else:
-            values.update(task_id=task.id, previous_seq=seq - 1)
+            values.update(task_id=task.id, previous_seq=previous)
         terminal = task.status.state.is_terminal
-        open_ended = not terminal and not (record is not None and record.final)
+        open_ended = not terminal and not (records and records[-1].final)
         self._snapshots.snapshotted(task.id, len(snapshot), open_ended=open_ended)
-        return TaskSave(task.id, seq - 1, seq, values, events, terminal, snapshot)
+        return TaskSave(task.id, previous, seq, values, events, terminal, snapshot)
 
     async def _submit_after(self, write: Write, previous: Future[None] | None) -> None:
         if previous is not None:
