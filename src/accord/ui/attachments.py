@@ -23,7 +23,7 @@ def file_part(file: Any) -> FilePart:
     if not isinstance(file, dict):
         raise AttachmentRefused('`file` must be an object: {"name", "mimeType", "bytes"}')
     name, mime_type, data = file.get("name"), file.get("mimeType"), file.get("bytes")
-    if not isinstance(data, str) or not data:
+    if not isinstance(data, str):
         raise AttachmentRefused("`file.bytes` must be the file's content in base64")
     if not isinstance(name, str) or not isinstance(mime_type or "", str):
         raise AttachmentRefused("`file.name` and `file.mimeType` must be text")

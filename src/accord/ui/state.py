@@ -111,6 +111,7 @@ class Turn:
     message: Json | None = None  # a plain reply (no task)
     error: str | None = None
     done: bool = False
+    cancel: bool = False  # the turn asks the agent to cancel the task
     entries: list[WireEntry] = field(default_factory=list)
 
     def item(self) -> Json:
@@ -124,6 +125,7 @@ class Turn:
             "message": self.message,
             "error": self.error,
             "done": self.done,
+            "cancel": self.cancel,
         }
 
 
@@ -236,7 +238,7 @@ class UiState:
     ) -> Turn:
         """A turn of the conversation after what the user `asked` (`{"message": ...}` sent,
         or `{"cancel": task id}`); with `task_id`, a turn of that task from the start."""
-        turn = Turn(self.next_id("t"), conversation.id, task_id=task_id)
+        turn = Turn(self.next_id("t"), conversation.id, task_id=task_id, cancel="cancel" in asked)
         self.turns[turn.id] = turn
         if task_id in self.tasks:
             self.tasks[task_id].turn_ids.append(turn.id)
