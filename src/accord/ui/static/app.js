@@ -42,6 +42,8 @@ const safeUrl = (url) => (/^(https?:|data:)/i.test(String(url)) ? url : "#");
 const agentName = (url) => (S.agents[url] && S.agents[url].name) || url;
 const stateBadge = (state) => h("span", { class: `state ${state}`, "data-state": state }, state);
 const time = (seconds) => new Date(seconds * 1000).toLocaleTimeString();
+// Ids shortened to their end: ids of version 7 begin with the time, alike for ids made together.
+const shortId = (id) => (id.length > 12 ? `…${id.slice(-8)}` : id);
 const when = (timestamp) => (timestamp ? new Date(timestamp).toLocaleString() : "—");
 const size = (bytes) => (bytes < 1024 ? `${bytes} B` : bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KiB`
   : `${(bytes / 1048576).toFixed(1)} MiB`);
@@ -157,7 +159,7 @@ function lastTurnOfTask(conversation, taskId) {
 function renderItem(conversation, item) {
   if (item.role === "user") {
     return h("div", { class: "bubble user" }, h("div", { class: "who" }, "you"),
-      item.cancel ? h("div", { class: "text" }, `Cancel task ${item.cancel.slice(0, 8)}`)
+      item.cancel ? h("div", { class: "text" }, `Cancel task ${shortId(item.cancel)}`)
         : renderParts(item.message.parts, {}));
   }
   const task = item.task && S.tasks[item.task];
@@ -381,15 +383,15 @@ pages.tasks = {
     this.next = result.nextPageToken;
     this.more.hidden = !this.next;
     this.listed.append(...result.tasks.map((t) => h("tr", { "data-agent-task": t.id },
-      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}?agent=${encodeURIComponent(agent)}` }, t.id.slice(0, 8))),
-      h("td", { class: "muted" }, t.contextId.slice(0, 8)), h("td", {}, stateBadge(t.state)),
+      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}?agent=${encodeURIComponent(agent)}` }, shortId(t.id))),
+      h("td", { class: "muted" }, shortId(t.contextId)), h("td", {}, stateBadge(t.state)),
       h("td", {}, t.text.slice(0, 120)), h("td", {}, when(t.timestamp)))));
     if (!this.listed.children.length) this.listed.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "The agent keeps no tasks for this UI.")));
   },
   render() {
     const tasks = Object.values(S.tasks).sort((a, b) => b.updated - a.updated);
     this.body.replaceChildren(...tasks.map((t) => h("tr", { "data-task": t.id },
-      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}` }, t.id.slice(0, 8))),
+      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}` }, shortId(t.id))),
       h("td", {}, agentName(t.agent)), h("td", {}, stateBadge(t.state)),
       h("td", {}, t.text.slice(0, 120)), h("td", {}, time(t.updated)))));
     if (!tasks.length) this.body.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No tasks yet: start a conversation.")));
