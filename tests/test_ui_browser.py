@@ -1,21 +1,19 @@
 """The web UI end to end in headless Chromium: every flow a person takes, against real agents.
 
-Debian's chromium (`make pytest` installs it) driven by Playwright; the agents and the UI run
-on loopback ports. Each test saves a screenshot under test-artifacts/ui/.
+Debian's chromium (`make pytest` installs it) driven by Playwright (see ui_browser.py); the
+agents and the UI run on loopback ports. Each test saves a screenshot under test-artifacts/ui/.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -26,74 +24,11 @@ from accord import Agent, create_app
 from accord.auth import ApiKey, Basic, Security
 from accord.samples import coder, currency, echo, expense, image, vault
 from accord.types import FilePart, FileWithUri, Part
-from accord.ui import create_ui_app
 from live_server import serve_app
 from sample_servers import closed_port_url
+from ui_pages import serve_ui, start_conversation, turns
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "ui"
-WAIT_MS = 15_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if shutil.which("chromium") is None and not Path(CHROMIUM).exists():
-        pytest.fail(
-            "chromium is not installed: `make pytest` installs it (apt-get install chromium)"
-        )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def stack() -> Iterator[ExitStack]:
-    """The servers of a test: they stop after its page is closed (no stream left open)."""
-    with ExitStack() as servers:
-        yield servers
-
-
-@pytest.fixture
-def page(browser: Browser, stack: ExitStack, request: pytest.FixtureRequest) -> Iterator[Page]:
-    """A fresh page; its screenshot is saved when the test ends, whatever the outcome."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(WAIT_MS)
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    opened.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
-    context.close()
-    assert not errors, f"the page's script failed: {errors}"
-
-
-def serve_ui(stack: ExitStack, *agents: Agent | str) -> str:
-    """Serve each agent (or use the URL given) and a UI knowing them; the UI's URL."""
-    urls = [
-        a if isinstance(a, str) else stack.enter_context(serve_app(create_app(a))) for a in agents
-    ]
-    return stack.enter_context(serve_app(create_ui_app(urls)))
-
-
-def start_conversation(page: Page, ui: str, text: str) -> None:
-    page.goto(ui + "/")
-    expect(page.locator("[name=agent] option")).not_to_have_count(0)
-    page.fill("[name=message]", text)
-    page.click("form.composer button")
-
-
-def turns(page: Page) -> Any:
-    return page.locator("[data-turn]")
+pytest_plugins = ["ui_browser"]
 
 
 def test_currency_asks_a_follow_up_question_answered_in_place(stack: ExitStack, page: Page) -> None:

@@ -28,9 +28,11 @@ from accord.client.transports import TRANSPORTS
 from accord.codecs.card_v1_0 import card_from_v1
 from accord.errors import A2AError
 from accord.types import AgentCard
+from accord.ui.agent_tasks import fetch_agent_task, list_agent_tasks
 from accord.ui.agents import AgentRefused, load_agent, refresh_hosts, register_with_host
+from accord.ui.attachments import MAX_FILE_BYTES, AttachmentRefused, file_part
 from accord.ui.state import AgentEntry, UiState
-from accord.ui.talk import Talker
+from accord.ui.talk import AgentCallFailed, Talker
 
 logger = logging.getLogger("accord.ui")
 
@@ -69,7 +71,11 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
     template = (STATIC / "page.html").read_text("utf-8")
 
     def page(name: str) -> Callable[[Request], Awaitable[HTMLResponse]]:
-        html = template.replace("{{page}}", name).replace("{{title}}", PAGES[name])
+        html = (
+            template.replace("{{page}}", name)
+            .replace("{{title}}", PAGES[name])
+            .replace("{{maxFileBytes}}", str(MAX_FILE_BYTES))
+        )
 
         async def endpoint(request: Request) -> HTMLResponse:
             return HTMLResponse(html)
@@ -108,15 +114,21 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         data = body.get("data")
         if data is not None and not isinstance(data, dict):
             raise BadRequest("`data` must be a JSON object")
-        if not text and data is None:
-            raise BadRequest("the message is empty: write something or fill in the form")
+        try:
+            file = file_part(body["file"]) if body.get("file") is not None else None
+        except AttachmentRefused as exc:
+            raise BadRequest(str(exc)) from None
+        if not text and data is None and file is None:
+            raise BadRequest(
+                "the message is empty: write something, attach a file or fill in the form"
+            )
         conversation = state.conversation(
             _text(body, "conversation") or None,
             agent,
             transport=_text(body, "transport") or None,
             version=_text(body, "version") or None,
         )
-        turn = talker.send(conversation, text, data, _text(body, "taskId") or None)
+        turn = talker.send(conversation, text, data, _text(body, "taskId") or None, file)
         return JSONResponse({"conversation": conversation.id, "turn": turn.id}, status_code=202)
 
     async def add_agent(request: Request) -> JSONResponse:
@@ -162,11 +174,35 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
             agent.credentials = described(settings)
         return agent
 
+    async def cancel(request: Request) -> JSONResponse:
+        body = await _json_body(request)
+        agent, task_id = _text(body, "agent"), _text(body, "task")
+        if not agent or not task_id:
+            raise BadRequest("say which task to cancel: `agent` is its agent's URL, `task` its id")
+        task = await talker.cancel(agent, task_id)
+        return JSONResponse({"task": task.to_wire()})
+
+    async def agent_tasks(request: Request) -> JSONResponse:
+        client = talker.client_for(_agent_param(request))
+        return JSONResponse(await list_agent_tasks(client, request.query_params.get("pageToken")))
+
+    async def agent_task(request: Request) -> JSONResponse:
+        task_id = request.query_params.get("id", "")
+        if not task_id:
+            raise BadRequest("say which task: `id`")
+        return JSONResponse(
+            await fetch_agent_task(talker.client_for(_agent_param(request)), task_id)
+        )
+
     async def snapshot(request: Request) -> JSONResponse:
         return JSONResponse(state.snapshot(request.query_params.get("task")))
 
     async def bad_request(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=400)
+
+    async def agent_failed(request: Request, exc: Exception) -> JSONResponse:
+        status = exc.status if isinstance(exc, AgentCallFailed) else 502
+        return JSONResponse({"error": str(exc)}, status_code=status)
 
     routes = [
         Route("/", page("chat")),
@@ -180,9 +216,16 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         Route("/api/agents", add_agent, methods=["POST"]),
         Route("/api/agents", remove_agent, methods=["DELETE"]),
         Route("/api/inspect", inspect, methods=["POST"]),
+        Route("/api/cancel", cancel, methods=["POST"]),
+        Route("/api/agent-tasks", agent_tasks),
+        Route("/api/agent-task", agent_task),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={BadRequest: bad_request})
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={BadRequest: bad_request, AgentCallFailed: agent_failed},
+    )
     app.state.ui = state
     return app
 
@@ -236,6 +279,14 @@ def _credential_settings(body: dict[str, Any]) -> dict[str, str] | None:
     if other:
         raise BadRequest(f"credentials: the UI takes {', '.join(UI_CREDENTIALS)}, not {other[0]}")
     return settings
+
+
+def _agent_param(request: Request) -> str:
+    """The `agent` query parameter: the URL of the agent to ask."""
+    agent = request.query_params.get("agent", "")
+    if not agent:
+        raise BadRequest("say which agent: `agent` is its URL")
+    return agent
 
 
 def _sse(name: str, data: Any) -> str:

@@ -83,5 +83,9 @@ def _head(first_line: str, headers: httpx.Headers) -> str:
 
 
 def _text(body: bytes) -> str:
-    text = body.decode("utf-8", errors="replace")
+    return clipped(body.decode("utf-8", errors="replace"))
+
+
+def clipped(text: str) -> str:
+    """`text`, cut at MAX_FRAME characters (saying how long it was)."""
     return text if len(text) <= MAX_FRAME else text[:MAX_FRAME] + f"\n… ({len(text)} characters)"

@@ -24,6 +24,7 @@ from accord.types import (
     TaskStatusUpdateEvent,
 )
 from accord.ui.cards import CardCheck
+from accord.ui.recording import clipped
 
 Json = dict[str, Any]
 Subscription = asyncio.Queue[tuple[str, Json] | None]
@@ -110,6 +111,7 @@ class Turn:
     message: Json | None = None  # a plain reply (no task)
     error: str | None = None
     done: bool = False
+    cancel: bool = False  # the turn asks the agent to cancel the task
     entries: list[WireEntry] = field(default_factory=list)
 
     def item(self) -> Json:
@@ -123,6 +125,7 @@ class Turn:
             "message": self.message,
             "error": self.error,
             "done": self.done,
+            "cancel": self.cancel,
         }
 
 
@@ -145,7 +148,8 @@ class TaskView:
             "state": self.task.status.state.value,
             "text": message.text if message is not None else "",
             "updated": self.updated,
-            "task": self.task.to_wire(),
+            # Without its history, which the conversation shows (and which may hold files).
+            "task": self.task.model_copy(update={"history": None}).to_wire(),
         }
 
 
@@ -229,10 +233,16 @@ class UiState:
         self.conversations[conversation.id] = conversation
         return conversation
 
-    def open_turn(self, conversation: Conversation, message: Message) -> Turn:
-        turn = Turn(self.next_id("t"), conversation.id)
+    def open_turn(
+        self, conversation: Conversation, asked: Json, task_id: str | None = None
+    ) -> Turn:
+        """A turn of the conversation after what the user `asked` (`{"message": ...}` sent,
+        or `{"cancel": task id}`); with `task_id`, a turn of that task from the start."""
+        turn = Turn(self.next_id("t"), conversation.id, task_id=task_id, cancel="cancel" in asked)
         self.turns[turn.id] = turn
-        conversation.items.append({"role": "user", "message": message.to_wire(), "at": time.time()})
+        if task_id in self.tasks:
+            self.tasks[task_id].turn_ids.append(turn.id)
+        conversation.items.append({"role": "user", **asked, "at": time.time()})
         conversation.items.append({"turn": turn.id})
         self._publish_conversation(conversation)
         return turn
@@ -247,7 +257,7 @@ class UiState:
     def observe(self, turn: Turn, event: StreamEvent) -> None:
         """Apply an event that came back in `turn` to its task and conversation."""
         conversation = self.conversations[turn.conversation_id]
-        self.record(turn, "event", _event_title(event), event.to_json().decode())
+        self.record(turn, "event", _event_title(event), clipped(event.to_json().decode()))
         if isinstance(event, Message) and (
             event.task_id is None or event.task_id not in self.tasks
         ):
@@ -260,7 +270,9 @@ class UiState:
         if view is None:
             view = TaskView(_task_of(event), conversation.agent_url, conversation.id)
             self.tasks[view.task.id] = view
-        if view.task is not event:
+        if _repeats_end(view.task, event):
+            pass  # the end a cancel already applied, told again by the stream (or the reverse)
+        elif view.task is not event:
             try:
                 apply_event(view.task, event)
             except A2AError as exc:
@@ -312,6 +324,13 @@ def _task_of(event: StreamEvent) -> Task:
         context_id=event.context_id or "",
         status=TaskStatus(state=TaskState.SUBMITTED),
     )
+
+
+def _repeats_end(task: Task, event: StreamEvent) -> bool:
+    """Whether `event` tells of the terminal state `task` is already in."""
+    state = task.status.state
+    told = event.status.state if not isinstance(event, Message | TaskArtifactUpdateEvent) else None
+    return state.is_terminal and told is state
 
 
 def _earlier(state: UiState, turn: Turn, artifact_id: str) -> bool:

@@ -5,23 +5,42 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import httpx
 
 from accord.client import Client, Credentials
 from accord.client.credentials import CredentialsRequired, describe_requirements
 from accord.errors import A2AClientError, A2AError, PermissionDenied, Unauthenticated
-from accord.types import DataPart, Message, Part, Role, TextPart, new_id
+from accord.types import DataPart, FilePart, Message, Part, Role, Task, TextPart, new_id
+from accord.ui.attachments import without_bytes
 from accord.ui.recording import CURRENT_SINK, RecordingTransport
 from accord.ui.state import Conversation, Turn, UiState
 
 logger = logging.getLogger("accord.ui")
+R = TypeVar("R")
 
 GRPC_NOTE = (
     "gRPC carries protobuf messages over HTTP/2, which this log does not capture; the events "
     "below are shown decoded."
 )
+
+
+class AgentCallFailed(Exception):
+    """The agent did not do what the UI asked; the message says why, for a person. `status` is
+    the HTTP status the UI's API answers with: 409 when the agent refused, 502 when it could
+    not be reached or answered nonsense."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @classmethod
+    def of(cls, client: Client, exc: A2AError | A2AClientError) -> AgentCallFailed:
+        """The failure `exc` of a call to the agent of `client`."""
+        return cls(failure_in_words(client, exc), 409 if isinstance(exc, A2AError) else 502)
 
 
 def frame_title(kind: str, text: str) -> str:
@@ -55,16 +74,24 @@ class Talker:
             await self._clients.pop(key).aclose()
 
     def client(self, conversation: Conversation) -> Client:
-        key = (conversation.agent_url, conversation.transport, conversation.version)
+        """The client of the agent and interface the conversation talks on."""
+        return self.client_for(conversation.agent_url, conversation.transport, conversation.version)
+
+    def client_for(
+        self, agent_url: str, transport: str | None = None, version: str | None = None
+    ) -> Client:
+        """The client of the agent at `agent_url` (on the interface named, else the one its
+        card prefers), presenting the credentials it was given."""
+        key = (agent_url, transport, version)
         if key not in self._clients:
-            credentials = self._credentials.get(conversation.agent_url.rstrip("/"))
+            credentials = self._credentials.get(agent_url.rstrip("/"))
             # With credentials the client makes its own httpx client (to present them), over
             # a recording transport all the same.
             self._clients[key] = Client(
-                conversation.agent_url,
+                agent_url,
                 http_client=self.http if credentials is None else None,
-                transport=conversation.transport,
-                version=conversation.version,
+                transport=transport,
+                version=version,
                 credentials=credentials,
                 http_transport=None if credentials is None else RecordingTransport(),
                 timeout=self.timeout,
@@ -72,12 +99,19 @@ class Talker:
         return self._clients[key]
 
     def send(
-        self, conversation: Conversation, text: str, data: Any = None, task_id: str | None = None
+        self,
+        conversation: Conversation,
+        text: str,
+        data: Any = None,
+        task_id: str | None = None,
+        file: FilePart | None = None,
     ) -> Turn:
         """Start a turn: the message goes out in the background; returns the turn at once."""
-        parts: list[Part] = [TextPart(text=text)] if text or data is None else []
+        parts: list[Part] = [TextPart(text=text)] if text or (data is None and file is None) else []
         if data is not None:
             parts.append(DataPart(data=data))
+        if file is not None:
+            parts.append(file)
         message = Message(
             message_id=new_id(),
             role=Role.USER,
@@ -85,43 +119,74 @@ class Talker:
             context_id=conversation.context_id,
             task_id=task_id or self.state.waiting_task(conversation),
         )
-        turn = self.state.open_turn(conversation, message)
+        turn = self.state.open_turn(conversation, {"message": without_bytes(message.to_wire())})
         running = asyncio.create_task(self._run(conversation, turn, message))
         self._running.add(running)
         running.add_done_callback(self._running.discard)
         return turn
 
-    async def _run(self, conversation: Conversation, turn: Turn, message: Message) -> None:
+    async def cancel(self, agent_url: str, task_id: str) -> Task:
+        """Cancel the task `task_id` at the agent, and return it as the agent then has it. A
+        task of the UI's conversations is canceled on its conversation's interface, in a turn
+        of its own (its frames recorded); AgentCallFailed says why the agent did not."""
+        view = self.state.tasks.get(task_id)
+        if view is None or view.agent_url != agent_url:
+            return await self.call(self.client_for(agent_url), lambda c: c.cancel_task(task_id))
+        conversation = self.state.conversations[view.conversation_id]
+        turn = self.state.open_turn(conversation, {"cancel": task_id}, task_id)
+        error: str | None = None
+        try:
+            with self._recorded(turn):
+                task = await self.call(self.client(conversation), lambda c: c.cancel_task(task_id))
+            self.state.observe(turn, task)
+            return task
+        except AgentCallFailed as exc:
+            error = str(exc)
+            raise
+        finally:
+            self.state.finish_turn(turn, error)
+
+    @staticmethod
+    async def call(client: Client, operation: Callable[[Client], Awaitable[R]]) -> R:
+        """`operation` on `client`, its failure an AgentCallFailed in words."""
+        try:
+            return await operation(client)
+        except (A2AError, A2AClientError) as exc:
+            raise AgentCallFailed.of(client, exc) from None
+
+    @contextmanager
+    def _recorded(self, turn: Turn) -> Iterator[None]:
+        """Record in `turn` every frame the UI's clients exchange meanwhile."""
+
         def sink(kind: str, text: str) -> None:
             self.state.record(turn, kind, frame_title(kind, text), text)
 
         token = CURRENT_SINK.set(sink)
-        error: str | None = None
-        client = self.client(conversation)
         try:
-            card = await client.get_card()
-            transport = await client.transport()
-            if transport.interface.transport == "GRPC":
-                self.state.record(turn, "note", "gRPC", GRPC_NOTE)
-            if card.capabilities.streaming:
-                async with client.stream(message) as stream:
-                    async for event in stream:
-                        self.state.observe(turn, event)
-            else:
-                self.state.observe(turn, await client.send(message))
-        except (Unauthenticated, PermissionDenied, CredentialsRequired) as exc:
-            error = refusal_in_words(client, exc)
-        except A2AError as exc:
-            error = (
-                f"the agent answered with error {exc.code} ({type(exc).__name__}): {exc.message}"
-            )
-        except A2AClientError as exc:
-            error = str(exc)
-        except Exception as exc:  # shown to the user rather than lost in a background task
-            logger.exception("turn %s failed", turn.id)
-            error = f"{type(exc).__name__}: {exc}"
+            yield
         finally:
             CURRENT_SINK.reset(token)
+
+    async def _run(self, conversation: Conversation, turn: Turn, message: Message) -> None:
+        error: str | None = None
+        client = self.client(conversation)
+        with self._recorded(turn):
+            try:
+                card = await client.get_card()
+                transport = await client.transport()
+                if transport.interface.transport == "GRPC":
+                    self.state.record(turn, "note", "gRPC", GRPC_NOTE)
+                if card.capabilities.streaming:
+                    async with client.stream(message) as stream:
+                        async for event in stream:
+                            self.state.observe(turn, event)
+                else:
+                    self.state.observe(turn, await client.send(message))
+            except (A2AError, A2AClientError) as exc:
+                error = failure_in_words(client, exc)
+            except Exception as exc:  # shown to the user rather than lost in a background task
+                logger.exception("turn %s failed", turn.id)
+                error = f"{type(exc).__name__}: {exc}"
         self.state.finish_turn(turn, error)
 
     async def aclose(self) -> None:
@@ -131,6 +196,15 @@ class Talker:
         for client in self._clients.values():
             await client.aclose()
         await self.http.aclose()
+
+
+def failure_in_words(client: Client, exc: A2AError | A2AClientError) -> str:
+    """What went wrong in a call to the agent of `client`, for a person."""
+    if isinstance(exc, Unauthenticated | PermissionDenied | CredentialsRequired):
+        return refusal_in_words(client, exc)
+    if isinstance(exc, A2AError):
+        return f"the agent answered with error {exc.code} ({type(exc).__name__}): {exc.message}"
+    return str(exc)
 
 
 def refusal_in_words(client: Client, exc: Exception) -> str:

@@ -6,6 +6,8 @@ const PAGE = document.body.dataset.page;
 const PARAMS = new URLSearchParams(location.search);
 const TASK_ID = PAGE === "task" ? decodeURIComponent(location.pathname.split("/").pop()) : null;
 const INTERRUPTED = ["input-required", "auth-required"];
+const ACTIVE = ["submitted", "working", ...INTERRUPTED]; // not terminal: may be canceled
+const MAX_FILE_BYTES = Number(document.body.dataset.maxFileBytes);
 const main = document.getElementById("main");
 
 // --- small helpers ---------------------------------------------------------------------------
@@ -40,6 +42,11 @@ const safeUrl = (url) => (/^(https?:|data:)/i.test(String(url)) ? url : "#");
 const agentName = (url) => (S.agents[url] && S.agents[url].name) || url;
 const stateBadge = (state) => h("span", { class: `state ${state}`, "data-state": state }, state);
 const time = (seconds) => new Date(seconds * 1000).toLocaleTimeString();
+// Ids shortened to their end: ids of version 7 begin with the time, alike for ids made together.
+const shortId = (id) => (id.length > 12 ? `…${id.slice(-8)}` : id);
+const when = (timestamp) => (timestamp ? new Date(timestamp).toLocaleString() : "—");
+const size = (bytes) => (bytes < 1024 ? `${bytes} B` : bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KiB`
+  : `${(bytes / 1048576).toFixed(1)} MiB`);
 const pretty = (text) => { try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; } };
 
 // --- parts, artifacts, forms -----------------------------------------------------------------
@@ -61,6 +68,9 @@ function renderPart(part, ctx) {
 
 function renderFile(file) {
   const mime = file.mimeType || "application/octet-stream";
+  if (file.size !== undefined && !file.bytes && !file.uri) { // a file the user sent, shown without its bytes
+    return h("div", { class: "file attached" }, `Attached ${file.name || "a file"} (${mime}, ${size(file.size)})`);
+  }
   const href = file.bytes ? `data:${mime};base64,${file.bytes}` : safeUrl(file.uri);
   const name = file.name || "file";
   const link = h("a", { href, download: name, class: "download" }, `Download ${name}`);
@@ -141,14 +151,16 @@ function renderForm(data, ctx) {
 // --- conversations ---------------------------------------------------------------------------
 
 function lastTurnOfTask(conversation, taskId) {
-  const turns = conversation.items.filter((item) => item.turn && item.task === taskId);
+  // A cancel the agent refused leaves the task as the turn before it left it.
+  const turns = conversation.items.filter((item) => item.turn && item.task === taskId && !(item.cancel && item.error));
   return turns.length ? turns[turns.length - 1].turn : null;
 }
 
 function renderItem(conversation, item) {
   if (item.role === "user") {
     return h("div", { class: "bubble user" }, h("div", { class: "who" }, "you"),
-      renderParts(item.message.parts, {}));
+      item.cancel ? h("div", { class: "text" }, `Cancel task ${shortId(item.cancel)}`)
+        : renderParts(item.message.parts, {}));
   }
   const task = item.task && S.tasks[item.task];
   const state = task ? task.state : null;
@@ -169,6 +181,10 @@ function renderItem(conversation, item) {
   const needed = item.status && item.status.message &&
     item.status.message.parts.find((p) => p.kind === "data" && p.data && typeof p.data.field === "string");
   if (waiting && !hasForm) bubble.append(renderReply(state, answer, needed && needed.data.field));
+  if (task && ACTIVE.includes(state) && lastTurnOfTask(conversation, item.task) === item.turn) {
+    // A refusal shows in the cancel's own turn, so there is nothing more to say here.
+    bubble.append(h("div", {}, cancelButton(conversation.agent, item.task, () => {})));
+  }
   if (!item.done && !item.status && !item.message && !item.error) bubble.append(h("div", { class: "muted" }, "…"));
   if (item.error) bubble.append(h("div", { class: "error" }, item.error));
   return bubble;
@@ -209,9 +225,33 @@ function renderItems(container, conversation) {
   while (container.children.length > wanted.length) container.lastChild.remove();
 }
 
+function cancelButton(agent, taskId, failed, done) {
+  const button = h("button", { type: "button", class: "plain cancel" }, "Cancel task");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const result = await api("POST", "/api/cancel", { agent, task: taskId });
+      if (done) done(result.task);
+    } catch (error) { failed(error.message); }
+    button.disabled = false;
+  });
+  return button;
+}
+
 async function sendMessage(agent, conversationId, body) {
   const result = await api("POST", "/api/send", { agent, conversation: conversationId, ...body });
   return result.conversation;
+}
+
+// A file chosen in the page, as the UI's API takes it: its name, media type and bytes in base64.
+function readFile(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve({ name: file.name, mimeType: file.type || "application/octet-stream",
+      bytes: String(reader.result).split(",", 2)[1] || "" });
+    reader.onerror = () => reject(new Error(`${file.name} could not be read`));
+    reader.readAsDataURL(file);
+  });
 }
 
 // Credentials for an agent: kept by the UI's server (in memory) and presented as its card asks.
@@ -245,9 +285,11 @@ pages.chat = {
     this.select = h("select", { name: "agent", class: "grow" });
     this.select.addEventListener("change", () => { this.agent = this.select.value; this.open(null); });
     this.items = h("div", { class: "items", id: "items" });
-    this.input = h("input", { class: "grow", name: "message", placeholder: "Message", autocomplete: "off" });
-    this.error = h("div", { class: "error" });
-    const composer = h("form", { class: "composer" }, this.input, h("button", { type: "submit" }, "Send"));
+    this.input = h("input", { class: "grow", name: "message", placeholder: "Message", autocomplete: "off", "aria-label": "Message" });
+    this.file = h("input", { type: "file", name: "file" });
+    this.error = h("div", { class: "error", id: "composer-error" });
+    const attach = h("label", { class: "attach muted" }, `Attach a file (up to ${size(MAX_FILE_BYTES)}) `, this.file);
+    const composer = h("form", { class: "composer" }, this.input, attach, h("button", { type: "submit" }, "Send"));
     composer.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
     main.append(h("div", { class: "chat" },
       h("aside", { class: "sidebar" }, h("div", { class: "row" }, this.select),
@@ -264,14 +306,21 @@ pages.chat = {
   },
   async send() {
     const text = this.input.value.trim();
-    if (!text) return;
+    const chosen = this.file.files[0];
+    if (!text && !chosen) return;
     const conversation = this.current && S.conversations[this.current];
     const agent = conversation ? conversation.agent : this.select.value;
     if (!agent) { this.error.textContent = "Add an agent first (Agents page)."; return; }
-    this.input.value = "";
+    if (chosen && chosen.size > MAX_FILE_BYTES) {
+      this.error.textContent = `${chosen.name} is ${size(chosen.size)}; the UI sends files up to ${size(MAX_FILE_BYTES)}.`;
+      return;
+    }
     this.error.textContent = "";
     try {
-      const id = await sendMessage(agent, this.current, { text });
+      const file = chosen ? await readFile(chosen) : undefined;
+      this.input.value = "";
+      this.file.value = "";
+      const id = await sendMessage(agent, this.current, { text, file });
       if (id !== this.current) this.open(id);
     } catch (error) { this.error.textContent = error.message; }
   },
@@ -297,34 +346,111 @@ pages.chat = {
 pages.tasks = {
   build() {
     this.body = h("tbody", { id: "tasks" });
-    main.append(h("h1", {}, "Tasks"), h("table", {},
+    this.agent = h("select", { name: "list-agent", "aria-label": "agent whose tasks to list" });
+    this.agent.addEventListener("change", () => this.list());
+    this.note = h("div", { id: "agent-tasks-note" });
+    this.listed = h("tbody", { id: "agent-tasks" });
+    this.more = h("button", { type: "button", class: "plain", hidden: true, onclick: () => this.list(this.next) }, "More tasks");
+    main.append(h("h1", {}, "Tasks"), h("h2", {}, "Started here"), h("table", {},
       h("thead", {}, h("tr", {}, h("th", {}, "Task"), h("th", {}, "Agent"), h("th", {}, "State"),
-        h("th", {}, "Last message"), h("th", {}, "Updated"))), this.body));
+        h("th", {}, "Last message"), h("th", {}, "Updated"))), this.body),
+      h("h2", {}, "Kept by the agent"),
+      h("div", { class: "row" }, this.agent, h("button", { type: "button", onclick: () => this.list() }, "List tasks")),
+      this.note, h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Task"), h("th", {}, "Context"),
+        h("th", {}, "State"), h("th", {}, "Last message"), h("th", {}, "Updated"))), this.listed), this.more);
+  },
+  // The agent's own tasks (A2A 1.0 ListTasks), for the credentials the UI was given.
+  async list(pageToken) {
+    const agent = this.agent.value;
+    if (!agent) return;
+    if (!pageToken) this.listed.replaceChildren();
+    this.note.replaceChildren(h("div", { class: "muted" }, `Asking ${agentName(agent)} for its tasks…`));
+    let result;
+    try {
+      result = await api("GET", `/api/agent-tasks?agent=${encodeURIComponent(agent)}` +
+        (pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ""));
+    } catch (error) {
+      this.note.replaceChildren(h("div", { class: "banner bad" }, error.message));
+      return;
+    }
+    if (result.unsupported) {
+      this.note.replaceChildren(h("div", { class: "banner", "data-unsupported": true },
+        `${agentName(agent)} does not list its tasks (${result.unsupported}); the tasks above are the ones this UI started.`));
+      this.more.hidden = true;
+      return;
+    }
+    this.note.replaceChildren();
+    this.next = result.nextPageToken;
+    this.more.hidden = !this.next;
+    this.listed.append(...result.tasks.map((t) => h("tr", { "data-agent-task": t.id },
+      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}?agent=${encodeURIComponent(agent)}` }, shortId(t.id))),
+      h("td", { class: "muted" }, shortId(t.contextId)), h("td", {}, stateBadge(t.state)),
+      h("td", {}, t.text.slice(0, 120)), h("td", {}, when(t.timestamp)))));
+    if (!this.listed.children.length) this.listed.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "The agent keeps no tasks for this UI.")));
   },
   render() {
     const tasks = Object.values(S.tasks).sort((a, b) => b.updated - a.updated);
     this.body.replaceChildren(...tasks.map((t) => h("tr", { "data-task": t.id },
-      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}` }, t.id.slice(0, 8))),
+      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}` }, shortId(t.id))),
       h("td", {}, agentName(t.agent)), h("td", {}, stateBadge(t.state)),
       h("td", {}, t.text.slice(0, 120)), h("td", {}, time(t.updated)))));
     if (!tasks.length) this.body.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No tasks yet: start a conversation.")));
+    const agents = Object.values(S.agents);
+    const chosen = this.agent.value || PARAMS.get("agent") || (agents[0] && agents[0].url);
+    this.agent.replaceChildren(...agents.map((a) => h("option", { value: a.url, selected: a.url === chosen }, a.name)));
+    if (!this.asked && this.agent.value) { this.asked = true; this.list(); }
   },
 };
 
 pages.task = {
+  agent: PARAMS.get("agent"),
   build() {
     this.head = h("div", {});
+    this.message = h("div", { id: "task-message" });
+    this.history = h("div", { class: "items", id: "history" });
     this.artifacts = h("div", {});
     this.list = h("ol", { class: "timeline", id: "timeline" });
-    main.append(this.head, this.artifacts, h("h2", {}, "Timeline: every frame on the wire, every event"), this.list);
+    this.wire = h("div", {}, h("h2", {}, "Timeline: every frame on the wire, every event"), this.list);
+    main.append(this.head, this.message, this.history, this.artifacts, this.wire);
+    if (this.agent) this.fetch();
+  },
+  // A task the UI did not start: as the agent has it (GetTask), with its history.
+  async fetch() {
+    try {
+      this.remote = await api("GET", `/api/agent-task?agent=${encodeURIComponent(this.agent)}&id=${encodeURIComponent(TASK_ID)}`);
+    } catch (error) { this.failed(error.message); }
+    this.render();
+  },
+  failed(message) {
+    this.message.replaceChildren(h("div", { class: "banner bad", id: "task-error" }, message));
   },
   render() {
-    const task = S.tasks[TASK_ID];
-    if (!task) { this.head.replaceChildren(h("h1", {}, "Unknown task"), h("p", { class: "muted" }, TASK_ID)); return; }
-    this.head.replaceChildren(h("h1", {}, "Task ", h("code", {}, task.id), " ", stateBadge(task.state)),
-      h("p", { class: "muted" }, `${agentName(task.agent)} · context ${task.task.contextId} · `,
-        h("a", { href: `/?c=${task.conversation}` }, "conversation")));
-    this.artifacts.replaceChildren(...(task.task.artifacts || []).map(renderArtifact));
+    const own = S.tasks[TASK_ID];
+    const task = own ? own.task : this.remote && this.remote.task;
+    if (!task) {
+      this.head.replaceChildren(h("h1", {}, this.agent && !this.message.children.length ? "Loading the task…" : "Unknown task"),
+        h("p", { class: "muted" }, TASK_ID));
+      return;
+    }
+    const agent = own ? own.agent : this.agent;
+    const state = task.status.state;
+    const done = own ? null : (canceled) => { this.message.replaceChildren(); this.remote = { ...this.remote, task: canceled }; this.render(); };
+    this.head.replaceChildren(h("h1", {}, "Task ", h("code", {}, task.id), " ", stateBadge(state)),
+      h("p", { class: "row muted" }, `${agentName(agent)} · context ${task.contextId} · `,
+        own ? h("a", { href: `/?c=${own.conversation}` }, "conversation") : `updated ${when(task.status.timestamp)}`,
+        own ? null : h("button", { type: "button", class: "plain", onclick: () => this.fetch() }, "Refresh"),
+        ACTIVE.includes(state) ? cancelButton(agent, task.id, (message) => this.failed(message), done) : null));
+    // The UI's own tasks show their conversation and wire; others their history as the agent keeps it.
+    const said = task.status.message;
+    const history = own ? [] : [...(task.history || []),
+      ...(said && !(task.history || []).some((m) => m.messageId === said.messageId) ? [said] : [])];
+    this.history.replaceChildren(...(history.length ? [h("h2", {}, "History")] : []), ...history.map((m) =>
+      h("div", { class: `bubble ${m.role === "user" ? "user" : "agent"}` },
+        h("div", { class: "who" }, m.role === "user" ? "user" : agentName(agent)), renderParts(m.parts, {}))));
+    this.history.hidden = !history.length;
+    this.artifacts.replaceChildren(...((task.artifacts || []).length ? [h("h2", {}, "Artifacts")] : []),
+      ...(task.artifacts || []).map(renderArtifact));
+    this.wire.hidden = !own;
     this.list.replaceChildren(...S.timeline.map(renderEntry));
   },
 };
