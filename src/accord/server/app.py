@@ -121,7 +121,7 @@ def create_app(
         authenticator=authenticator,
         hooks=hooks,
         debug=debug,
-        card_signer=CardSigner(keys),
+        card_signer=CardSigner(keys, public_url),
     )
     card = AgentCardEndpoint(agent, interfaces, keys)
     budget = BodyBudget(max(max_body_memory, max_body_bytes)) if max_body_memory else None
