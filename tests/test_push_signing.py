@@ -42,7 +42,7 @@ from agents_for_tests import SAFETY_TIMEOUT
 from certificates import Issued, TestCA
 from live_server import serve_app
 from rpc import RpcClient, connect, send_params, served
-from webhooks import LOOPBACK, Webhook, receiving
+from webhooks import AGENT_URL, LOOPBACK, Webhook, receiving
 
 
 def pushing(base: Agent) -> Agent:
@@ -262,7 +262,7 @@ def finished(task_id: str, state: TaskState) -> Task:
 async def test_a_delivery_that_breaks_does_not_stop_the_other_webhooks_of_its_task() -> None:
     hook = Webhook()
     with receiving(hook) as hook_url:
-        sender = PushSender(guard=WebhookGuard(LOOPBACK))
+        sender = PushSender(guard=WebhookGuard(LOOPBACK), issuer=AGENT_URL)
         # Configs the service refuses today, as an older server may have stored them.
         broken = [
             PushTarget(PushNotificationConfig(url="http://[::1", token="t")),
@@ -351,7 +351,9 @@ async def test_https_webhooks_have_their_certificate_verified_for_their_name(
     with serving_tls(app, ca.issue(certified)) as port:
         verify_with = ssl.create_default_context(cafile=str(ca.cert)) if trusted else True
         http = httpx.AsyncClient(verify=verify_with, timeout=5.0, trust_env=False)
-        sender = PushSender(http, guard=WebhookGuard(LOOPBACK, resolver=hooks_test))
+        sender = PushSender(
+            http, guard=WebhookGuard(LOOPBACK, resolver=hooks_test), issuer=AGENT_URL
+        )
         try:
             await deliver_once(sender, f"https://hooks.test:{port}/hook")
         finally:
@@ -390,7 +392,7 @@ async def test_an_endless_answer_or_a_hanging_receiver_costs_the_sender_nothing(
         ]
     )
     with serve_app(receiver) as url:
-        sender = PushSender(guard=WebhookGuard(LOOPBACK), timeout=0.5)
+        sender = PushSender(guard=WebhookGuard(LOOPBACK), timeout=0.5, issuer=AGENT_URL)
         try:
             started = time.monotonic()
             await deliver_once(sender, url + "/endless")

@@ -28,7 +28,7 @@ from accord.types import (
 )
 from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer, NeverFinishes
 from services import redis_url
-from webhooks import LOOPBACK, Webhook, receiving
+from webhooks import AGENT_URL, LOOPBACK, Webhook, receiving
 
 
 class CountsRuns(AgentExecutor):
@@ -251,8 +251,12 @@ async def test_push_notifications_go_out_once_not_once_per_replica(
     agent = GatedStreamer(chunks=1)
     with receiving(hook) as webhook_url:
         guard = WebhookGuard(LOOPBACK)
-        a = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard)))
-        b = await opened(TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard)))
+        a = await opened(
+            TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard, issuer=AGENT_URL))
+        )
+        b = await opened(
+            TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard, issuer=AGENT_URL))
+        )
         try:
             params = send_params()
             params.configuration = MessageSendConfiguration(

@@ -21,6 +21,8 @@ from live_server import serve_app
 
 LOOPBACK = ["127.0.0.1"]
 """The `push_allow` of servers whose webhooks are these receivers, on loopback."""
+AGENT_URL = "https://agent.example/"
+"""The issuer of a PushSender made without a server (one that learns it from no request)."""
 
 
 @dataclass

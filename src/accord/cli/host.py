@@ -9,6 +9,7 @@ import typer
 
 from accord.agents.agent import DEFAULT_PORT
 from accord.cli import serve as serving
+from accord.cli import serve_options
 from accord.cli.errors import reports_errors
 from accord.cli.storage import StoreSettings
 from accord.host.registry import (
@@ -51,6 +52,7 @@ def host(
             help="Where the host's own tasks live (see serve).",
         ),
     ] = DEFAULT_STORE_URL,
+    public_url: serve_options.PublicUrlOption = None,
 ) -> None:
     """Serve the multi-agent host.
 
@@ -59,9 +61,11 @@ def host(
     """
     from accord.host import host_agent
 
+    public_url = serve_options.public_url(public_url)  # checked before saying anything
     known = [*initial_urls(), *(agents or [])]
     typer.echo(f"accord host: the agents it knows are kept in {registry}", err=True)
-    serving.run(host_agent(registry, known), host, port, log_level, StoreSettings(url=store))
+    agent = host_agent(registry, known)
+    serving.run(agent, host, port, log_level, StoreSettings(url=store), public_url=public_url)
 
 
 def register(app: typer.Typer) -> None:

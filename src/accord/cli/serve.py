@@ -19,6 +19,7 @@ import uvicorn
 from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
+from accord.cli import serve_options
 from accord.cli.errors import BadArgument
 from accord.cli.ports import ensure_free
 from accord.cli.signing_options import TrustSettings
@@ -85,17 +86,22 @@ def run(
     http_limits: HttpLimits | None = None,
     debug: bool = False,
     trust: TrustSettings | None = None,
+    public_url: str | None = None,
 ) -> None:
     """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
     (see `serve`); `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers,
     `http_limits` each connection; `debug` shows callers the errors of the agent and the
-    server (for development only); an agent signs with the key store `trust` names."""
+    server (for development only); an agent signs with the key store `trust` names;
+    `public_url` (checked: `serve_options.public_url`) is where clients reach it."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     trust = trust if trust is not None else TrustSettings()
     trust.check()
+    public_url = serve_options.public_url(public_url)
     found = find_target(target) if isinstance(target, str) else target
     options: dict[str, Any] = {}
+    if public_url is not None:
+        options["public_url"] = public_url
     if tls is not None:
         options["tls"] = tls
     if limits is not None:
@@ -129,7 +135,9 @@ def serve(
     """
     replica = replica if replica is not None else ReplicaSettings()
     if (grpc_port is not None or app_options) and not isinstance(found, Agent):
-        raise BadArgument("--grpc-port, TLS and limits serve an accord.Agent, not an ASGI app")
+        raise BadArgument(
+            "--grpc-port, TLS, limits and --public-url serve an accord.Agent, not an ASGI app"
+        )
     if isinstance(found, Agent):
         app = _agent_app(found, host, port, storage, replica, grpc_port, app_options or {})
     else:
@@ -172,6 +180,8 @@ def _agent_app(
     scheme = "https" if "tls" in app_options else "http"
     url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
     typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
+    if app_options.get("public_url"):
+        typer.echo(f"accord: clients reach it at {app_options['public_url']}", err=True)
     typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
     options: dict[str, Any] = {
         "store": store,

@@ -1,8 +1,9 @@
-"""`accord serve`'s options for TLS (mutual TLS too) and abuse limits."""
+"""`accord serve`'s options for TLS (mutual TLS too), abuse limits and the public URL."""
 
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
@@ -63,6 +64,41 @@ RequestTimeoutOption = Annotated[
         show_default=False,
     ),
 ]
+
+PublicUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="URL",
+        envvar="ACCORD_PUBLIC_URL",
+        help="The URL clients reach the agent at (behind a proxy or load balancer): its card's"
+        " interfaces, the signed card's jku and push notifications' issuer name it"
+        " [default: the URL each request came in at].",
+        show_default=False,
+    ),
+]
+
+
+def public_url(text: str | None) -> str | None:
+    """The public URL the option gives, checked: an absolute http or https URL, with a host,
+    no query and no fragment (a path is kept: the agent may be served below one)."""
+    if text is None:
+        return None
+    if any(char.isspace() or not char.isprintable() for char in text):
+        raise BadArgument(f"--public-url cannot contain spaces or control characters, got {text!r}")
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number or too large
+    except ValueError as exc:
+        raise BadArgument(f"--public-url: {exc}, got {text!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadArgument(
+            f"--public-url must be an http:// or https:// URL with a host, got {text!r}"
+        )
+    if parts.username is not None:
+        raise BadArgument("--public-url cannot carry credentials (user@): every caller sees it")
+    if parts.query or parts.fragment or text.endswith(("?", "#")):
+        raise BadArgument(f"--public-url cannot have a query or a fragment, got {text!r}")
+    return text
 
 
 def tls_files(cert: str | None, key: str | None, client_ca: str | None) -> TlsFiles | None:

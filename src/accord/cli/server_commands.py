@@ -129,12 +129,14 @@ def serve(
     ] = False,
     keys: KeysDirOption = DEFAULT_KEYS_DIR,
     push_allow: PushAllowOption = None,
+    public_url: serve_options.PublicUrlOption = None,
 ) -> None:
     """Serve an agent over A2A.
 
     JSON-RPC answers at /, HTTP+JSON beside it, and the agent card where clients look for
     it. Tasks persist in ./.accord/accord.db (SQLite) unless --store names another
     store. A port already taken is reported before serving, with the process holding it.
+    Behind a proxy or load balancer, --public-url says where clients reach the agent.
     """
 
     interval = storage.parse_duration("--cleanup-interval", cleanup_interval)
@@ -168,6 +170,7 @@ def serve(
         ),
         debug,
         TrustSettings(keys, tuple(push_allow or ())),
+        public_url,
     )
 
 

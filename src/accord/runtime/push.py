@@ -26,6 +26,9 @@ log = logging.getLogger("accord.push")
 
 RETRIED_STATUSES = frozenset({408, 425, 429})
 """Besides 5xx, the answers that may change if the POST is tried again later."""
+ISSUER_UNKNOWN = (
+    "not sent: the agent's URL, its issuer, is not known yet (no request, no public URL)"
+)
 
 __all__ = ["DELIVERY_ID_HEADER", "SIGNATURE_HEADER", "TOKEN_HEADER", "Attempt", "PushSender"]
 
@@ -35,8 +38,8 @@ class _Post:
     config: PushNotificationConfig
     body: bytes
     media_type: str
+    issuer: str
     delivery_id: str | None = None
-    issuer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +57,12 @@ class PushSender:
 
     Each try is checked by `guard` (resolved, refused if the address is not public unless
     allowed) and sent to the address checked, never following a redirect, within `timeout`
-    seconds per step; it carries a JWT signed with `keys`' active key (`issuer`: the agent's
-    URL; see accord.keys.notifications) in `X-A2A-Notification-Signature` and the delivery's
-    id in `X-A2A-Delivery-Id`. Retries, order and parking are the DeliveryWorker's
-    (accord.runtime.delivery).
+    seconds per step; it carries a JWT signed with `keys`' active key in
+    `X-A2A-Notification-Signature` and the delivery's id in `X-A2A-Delivery-Id`. Its `iss` is
+    the agent's URL (see accord.keys.notifications): the one the delivery was recorded with,
+    else `issuer` (the public URL, or the base URL of the first request served:
+    `note_base_url`); while neither is known, a try fails without sending, to be retried.
+    Retries, order and parking are the DeliveryWorker's (accord.runtime.delivery).
     """
 
     def __init__(
@@ -80,7 +85,7 @@ class PushSender:
         self._owns_http = http is None
         self.keys = keys if keys is not None else KeyStore.ephemeral()
         self.guard = guard if guard is not None else WebhookGuard()
-        self.issuer = issuer
+        self.issuer = issuer or None
         self.token_lifetime = token_lifetime
 
     def note_base_url(self, base_url: str) -> None:
@@ -91,8 +96,11 @@ class PushSender:
     async def attempt(self, delivery: Delivery) -> Attempt:
         """Try an outbox delivery once; how it went."""
         try:
+            issuer = delivery.issuer or self.issuer
+            if not issuer:  # a token naming no issuer would fail every receiver checking it
+                return Attempt(False, retry=True, problem=ISSUER_UNKNOWN)
             config = PushNotificationConfig.model_validate_json(delivery.config)
-            post = _Post(config, delivery.body, delivery.media_type, delivery.id, delivery.issuer)
+            post = _Post(config, delivery.body, delivery.media_type, issuer, delivery.id)
             status = await self._post_once(delivery.task_id, post)
         except WebhookRefused as exc:
             return Attempt(False, retry=not exc.lasting, problem=exc.reason)
@@ -119,7 +127,7 @@ class PushSender:
             "Content-Type": post.media_type,
             SIGNATURE_HEADER: sign_notification(
                 self.keys.active(),
-                issuer=post.issuer or self.issuer or "",
+                issuer=post.issuer,
                 audience=post.config.url,
                 task_id=task_id,
                 body=post.body,

@@ -69,7 +69,8 @@ def create_app(
     `/agent/authenticatedExtendedCard`), JSON-RPC at `/` and HTTP+JSON at the paths of each
     version (see docs/versions.md), and after them the agent's own `routes`; the cards list
     every interface. `public_url` is the URL clients should use (default: the URL each
-    request came in on). The store defaults to memory, the bus to this process. A replica
+    request came in on): the cards' interfaces, their signatures' `jku` and push
+    notifications' issuer name it. The store defaults to memory, the bus to this process. A replica
     that stops renewing its heartbeat for `runner_ttl` seconds has its running tasks taken
     over by another.
     On startup the store is opened (its schema created or upgraded); then, every
@@ -121,7 +122,7 @@ def create_app(
         authenticator=authenticator,
         hooks=hooks,
         debug=debug,
-        card_signer=CardSigner(keys),
+        card_signer=CardSigner(keys, public_url),
     )
     card = AgentCardEndpoint(agent, interfaces, keys)
     budget = BodyBudget(max(max_body_memory, max_body_bytes)) if max_body_memory else None

@@ -48,13 +48,15 @@ _SHAPES: dict[Shape, Callable[[AgentCard], dict[str, Any]]] = {
 
 class CardSigner:
     """Signs a card as encoded for one shape (the union card, a version's card) with the key
-    store's active key, naming the JWKS at `base_url` as its `jku`."""
+    store's active key, naming as its `jku` the JWKS at `public_url` (path kept), or else at
+    the base URL the request came in at."""
 
-    def __init__(self, keys: KeyStore) -> None:
+    def __init__(self, keys: KeyStore, public_url: str | None = None) -> None:
         self.keys = keys
+        self.public_url = public_url
 
     def __call__(self, body: bytes, base_url: str) -> bytes:
-        jku = base_url.rstrip("/") + JWKS_PATH
+        jku = (self.public_url or base_url).rstrip("/") + JWKS_PATH
         return to_json(sign_card(json.loads(body), self.keys.active(), jku=jku))
 
 
@@ -68,7 +70,7 @@ class AgentCardEndpoint:
     `accord.codecs.card`, which every version reads. The card last changed when the server
     started (`Last-Modified`). With `keys`, each shape served carries a signature by the key
     store's active key over exactly what it says (`accord.keys.cards`), naming the JWKS served
-    at `JWKS_PATH` as its `jku`.
+    at `JWKS_PATH` (below the public URL, if the interfaces have one) as its `jku`.
     """
 
     def __init__(
@@ -77,6 +79,7 @@ class AgentCardEndpoint:
         self.agent = agent
         self.interfaces = interfaces
         self.keys = keys
+        self._signer = CardSigner(keys, interfaces.public_url) if keys is not None else None
         self._cache: dict[tuple[Which, Shape, str, str], tuple[bytes, str]] = {}
         self._started = int(time.time())  # HTTP dates have whole seconds
         self._last_modified = formatdate(self._started, usegmt=True)
@@ -129,8 +132,8 @@ class AgentCardEndpoint:
             )
             assert card is not None
             body = to_json(_SHAPES[shape](self.interfaces.card(card, base_url)))
-            if self.keys is not None:
-                body = CardSigner(self.keys)(body, base_url)
+            if self._signer is not None:
+                body = self._signer(body, base_url)
             cached = body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
             if len(self._cache) < 64:  # one entry per card, shape, Host and key; bounded
                 self._cache[entry] = cached
