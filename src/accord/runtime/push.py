@@ -55,9 +55,9 @@ class PushSender:
     Each try is checked by `guard` (resolved, refused if the address is not public unless
     allowed) and sent to the address checked, never following a redirect, within `timeout`
     seconds per step; it carries a JWT signed with `keys`' active key (`issuer`: the agent's
-    URL; see accord.keys.notifications) in `X-A2A-Notification-Signature` and the delivery's
-    id in `X-A2A-Delivery-Id`. Retries, order and parking are the DeliveryWorker's
-    (accord.runtime.delivery).
+    URL; see accord.keys.notifications) in `X-A2A-Notification-Signature`, and the delivery's
+    id both in `X-A2A-Delivery-Id` and, signed, in the token's `delivery_id` claim. Retries,
+    order and parking are the DeliveryWorker's (accord.runtime.delivery).
     """
 
     def __init__(
@@ -124,6 +124,7 @@ class PushSender:
                 task_id=task_id,
                 body=post.body,
                 lifetime=self.token_lifetime,
+                delivery_id=post.delivery_id,
             ),
             **_credentials(post.config),
         }
