@@ -25,6 +25,7 @@ from accord.cli.ports import ensure_free
 from accord.cli.signing_options import TrustSettings
 from accord.cli.storage import StoreSettings, display_url, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
+from accord.runtime.delivery import RetrySchedule
 from accord.server.http_limits import HttpLimits
 from accord.server.limits import Limits
 from accord.server.tls import TlsFiles
@@ -87,12 +88,15 @@ def run(
     debug: bool = False,
     trust: TrustSettings | None = None,
     public_url: str | None = None,
+    *,
+    push_schedule: RetrySchedule | None = None,
 ) -> None:
     """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
     (see `serve`); `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers,
     `http_limits` each connection; `debug` shows callers the errors of the agent and the
-    server (for development only); an agent signs with the key store `trust` names;
-    `public_url` (checked: `serve_options.public_url`) is where clients reach it."""
+    server (for development only); an agent signs with the key store `trust` names and
+    retries webhook deliveries on `push_schedule` (default: RetrySchedule()); `public_url`
+    (checked: `serve_options.public_url`) is where clients reach it."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     trust = trust if trust is not None else TrustSettings()
@@ -110,6 +114,8 @@ def run(
         options["debug"] = True
     if isinstance(found, Agent):
         options.update(trust.app_options())
+        if push_schedule is not None:
+            options["push_schedule"] = push_schedule
     serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits)
 
 

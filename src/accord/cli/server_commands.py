@@ -10,6 +10,13 @@ from accord.agents.agent import DEFAULT_PORT
 from accord.cli import serve as serving
 from accord.cli import serve_options, storage
 from accord.cli.errors import BadArgument, reports_errors
+from accord.cli.push_options import (
+    PushBackoff,
+    PushBackoffMax,
+    PushDeadline,
+    PushTries,
+    retry_schedule,
+)
 from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSettings
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
@@ -130,6 +137,11 @@ def serve(
     keys: KeysDirOption = DEFAULT_KEYS_DIR,
     push_allow: PushAllowOption = None,
     public_url: serve_options.PublicUrlOption = None,
+    # How webhook deliveries are retried (accord.runtime.delivery.RetrySchedule).
+    push_tries: PushTries = None,
+    push_backoff: PushBackoff = None,
+    push_backoff_max: PushBackoffMax = None,
+    push_deadline: PushDeadline = None,
 ) -> None:
     """Serve an agent over A2A.
 
@@ -171,6 +183,7 @@ def serve(
         debug,
         TrustSettings(keys, tuple(push_allow or ())),
         public_url,
+        push_schedule=retry_schedule(push_tries, push_backoff, push_backoff_max, push_deadline),
     )
 
 

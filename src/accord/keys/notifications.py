@@ -18,6 +18,9 @@ TOKEN_HEADER = "X-A2A-Notification-Token"
 DELIVERY_ID_HEADER = "X-A2A-Delivery-Id"
 """A notification's delivery id: the same on every try of it, so a receiver can dedupe."""
 TASK_ID_CLAIM = "task_id"
+DELIVERY_ID_CLAIM = "delivery_id"
+"""The delivery id (as in `X-A2A-Delivery-Id`), signed: the same in every try's token, while
+`jti` is new in each (a receiver accepts a token once, and a retry must be accepted)."""
 BODY_HASH_CLAIM = "body_sha256"
 """The SHA-256 of the exact body bytes, in lowercase hex."""
 DEFAULT_LIFETIME = 300.0
@@ -37,8 +40,10 @@ def sign_notification(
     body: bytes,
     lifetime: float = DEFAULT_LIFETIME,
     now: float | None = None,
+    delivery_id: str | None = None,
 ) -> str:
-    """The JWT announcing `body` about `task_id` to the webhook at `audience`."""
+    """The JWT announcing `body` about `task_id` to the webhook at `audience` (as a try of the
+    delivery `delivery_id`, if given)."""
     issued = int(now if now is not None else time.time())
     claims: dict[str, Any] = {
         "iss": issuer,
@@ -49,4 +54,6 @@ def sign_notification(
         TASK_ID_CLAIM: task_id,
         BODY_HASH_CLAIM: body_hash(body),
     }
+    if delivery_id is not None:
+        claims[DELIVERY_ID_CLAIM] = delivery_id
     return jwt.encode(claims, key.private_key, algorithm=key.alg, headers={"kid": key.kid})

@@ -17,6 +17,7 @@ from accord.keys.cards import TrustedKeys
 from accord.keys.jwks_client import JwksClient, JwksError
 from accord.keys.notifications import (
     BODY_HASH_CLAIM,
+    DELIVERY_ID_CLAIM,
     DELIVERY_ID_HEADER,
     SIGNATURE_HEADER,
     TASK_ID_CLAIM,
@@ -42,8 +43,10 @@ class Notification:
     body: bytes
     claims: dict[str, Any]
     delivery_id: str | None = None
-    """The sender's id of this notification (`X-A2A-Delivery-Id`): the same on every try, so
-    one that arrives twice (delivery is at least once) can be recognized."""
+    """The sender's id of this notification: the same on every try, so one that arrives twice
+    (delivery is at least once) can be recognized. It is the token's `delivery_id` claim
+    (which an `X-A2A-Delivery-Id` header sent with it must equal); from a sender that signs
+    none, the header alone."""
 
     def json(self) -> Any:
         """The body parsed (a Task, or a 1.0 StreamResponse)."""
@@ -95,6 +98,7 @@ async def verify(
     webhook URL exactly as you registered it; `token`, the config's token, if you set one;
     `issuer`, the agent's URL, to check that too. Each token is accepted once (`seen`: where
     accepted token ids are remembered until they expire; default: one memory per process).
+    A token that signs the delivery id is refused if `X-A2A-Delivery-Id` says another.
     """
     lowered = {name.lower(): value for name, value in headers.items()}
     if token is not None and not hmac.compare_digest(
@@ -109,10 +113,24 @@ async def verify(
         raise NotificationRefused("the body is not the one the agent signed")
     if claims["exp"] - claims["iat"] > MAX_LIFETIME:
         raise NotificationRefused("the token is valid for too long")
+    delivery_id = _delivery_id(claims, lowered.get(DELIVERY_ID_HEADER.lower()))
     if not (seen or _SEEN).first_use(str(claims["jti"]), float(claims["exp"]) + leeway):
         raise NotificationRefused("this notification was already received (replayed token)")
-    delivery_id = lowered.get(DELIVERY_ID_HEADER.lower())
     return Notification(str(claims[TASK_ID_CLAIM]), body, claims, delivery_id)
+
+
+def _delivery_id(claims: dict[str, Any], header: str | None) -> str | None:
+    """The signed delivery id, checked against the header; else the header's (older senders)."""
+    signed = claims.get(DELIVERY_ID_CLAIM)
+    if signed is None:
+        return header
+    if not isinstance(signed, str):
+        raise NotificationRefused(f"the token's {DELIVERY_ID_CLAIM} claim is not a string")
+    if header is not None and not hmac.compare_digest(header.encode(), signed.encode()):
+        raise NotificationRefused(
+            f"the {DELIVERY_ID_HEADER} header is not the delivery id the agent signed"
+        )
+    return signed
 
 
 async def _claims(

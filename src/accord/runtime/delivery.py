@@ -41,6 +41,15 @@ class RetrySchedule:
     """The whole of one try: resolving, connecting and the answer (the sender's HTTP timeout
     applies to each step within)."""
 
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError(f"attempts must be at least 1, got {self.attempts}")
+        for name in ("first_delay", "max_delay", "deadline", "request_timeout"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if not 0 <= self.jitter <= 1:
+            raise ValueError(f"jitter must be between 0 and 1, got {self.jitter}")
+
     def delay(self, attempts: int) -> float:
         """Seconds before the try after the `attempts`-th one."""
         base: float = min(self.max_delay, self.first_delay * 2 ** (attempts - 1))

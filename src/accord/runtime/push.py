@@ -58,11 +58,12 @@ class PushSender:
     Each try is checked by `guard` (resolved, refused if the address is not public unless
     allowed) and sent to the address checked, never following a redirect, within `timeout`
     seconds per step; it carries a JWT signed with `keys`' active key in
-    `X-A2A-Notification-Signature` and the delivery's id in `X-A2A-Delivery-Id`. Its `iss` is
-    the agent's URL (see accord.keys.notifications): the one the delivery was recorded with,
-    else `issuer` (the public URL, or the base URL of the first request served:
-    `note_base_url`); while neither is known, a try fails without sending, to be retried.
-    Retries, order and parking are the DeliveryWorker's (accord.runtime.delivery).
+    `X-A2A-Notification-Signature`, and the delivery's id both in `X-A2A-Delivery-Id` and,
+    signed, in the token's `delivery_id` claim. Its `iss` is the agent's URL (see
+    accord.keys.notifications): the one the delivery was recorded with, else `issuer` (the
+    public URL, or the base URL of the first request served: `note_base_url`); while neither
+    is known, a try fails without sending, to be retried. Retries, order and parking are the
+    DeliveryWorker's (accord.runtime.delivery).
     """
 
     def __init__(
@@ -132,6 +133,7 @@ class PushSender:
                 task_id=task_id,
                 body=post.body,
                 lifetime=self.token_lifetime,
+                delivery_id=post.delivery_id,
             ),
             **_credentials(post.config),
         }

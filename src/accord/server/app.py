@@ -15,6 +15,7 @@ from accord.codecs import JSONRPC_CODECS
 from accord.keys.cards import JWKS_PATH
 from accord.keys.store import KeyStore
 from accord.runtime import EventBus, TaskRuntime
+from accord.runtime.delivery import DeliveryWorker, RetrySchedule
 from accord.runtime.push import PushSender
 from accord.runtime.webhook_guard import WebhookGuard
 from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
@@ -37,7 +38,7 @@ from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
 from accord.server.service import A2AService
 from accord.server.tls import TlsFiles
-from accord.store import TaskStore
+from accord.store import InMemoryTaskStore, TaskStore
 from accord.store.retention import DEFAULT_CLEANUP_INTERVAL, clean_periodically
 from accord.types import TransportProtocol
 
@@ -62,6 +63,7 @@ def create_app(
     debug: bool = False,
     keys: KeyStore | None = None,
     push_allow: Sequence[str] = (),
+    push_schedule: RetrySchedule | None = None,
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -93,18 +95,21 @@ def create_app(
     `keys` signs the cards and push notifications (default: one ES256 key made now, in
     memory); its public keys are served at `/.well-known/jwks.json`. Webhooks may not point
     at loopback, private or metadata addresses unless `push_allow` lists them (addresses or
-    CIDR networks; see docs/push.md).
+    CIDR networks; see docs/push.md); a delivery is retried and parked as `push_schedule`
+    says (default: `RetrySchedule()`).
     """
     keys = keys if keys is not None else KeyStore.ephemeral()
-    sends_push = bool(agent.card("").capabilities.push_notifications)
+    store = store if store is not None else InMemoryTaskStore()
+    push = None
+    if agent.card("").capabilities.push_notifications:
+        push = PushSender(keys=keys, guard=WebhookGuard(push_allow), issuer=public_url)
     runtime = TaskRuntime(
         agent.executor,
         store=store,
         bus=bus,
         runner_ttl=runner_ttl,
-        push=PushSender(keys=keys, guard=WebhookGuard(push_allow), issuer=public_url)
-        if sends_push
-        else None,
+        push=push,
+        deliveries=DeliveryWorker(store, push, schedule=push_schedule) if push else None,
         debug=debug,
     )
     # What the cards list: each binding mounted below, with the versions it answers and where.
