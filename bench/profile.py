@@ -1,9 +1,10 @@
 """Profiles accord's Task-mode `message/send` under wrk load with py-spy; prints the hot spots.
 
-`python bench/profile.py [SECONDS] [--gc-off] [--target MODULE:ATTR]` (default: 20 s of
-accord.samples.echo:agent). The raw py-spy samples go to bench/results/profile.txt; the summary
-lists functions by own time (that function was running) and accord's functions by total time
-(on the stack). py-spy charges a garbage collection to whatever line allocated when it started:
+`python bench/profile.py [SECONDS] [--gc-off] [--target MODULE:ATTR] [--store sqlite]
+[--version 1.0]` (default: 20 s of accord.samples.echo:agent, memory store, JSON-RPC 0.3).
+The raw py-spy samples go to bench/results/profile.txt; the summary lists functions by own
+time (that function was running) and accord's functions by total time (on the stack). py-spy
+charges a garbage collection to whatever line allocated when it started:
 `--gc-off` serves with the cyclic GC disabled, to see the code's own costs apart from the GC's.
 """
 
@@ -61,20 +62,20 @@ class _GcOff(ServerSpec):
         return [str(self.python), "-c", script, *super().command(port, workdir)[1:]]
 
 
-def main(seconds: int, spec: ServerSpec) -> None:
+def main(seconds: int, spec: ServerSpec, version: str = "0.3") -> None:
     raise_fd_limit()
     pin_load()
     RAW.parent.mkdir(exist_ok=True)
-    body = send_body("0.3")
+    body = send_body(version)
     with serve(spec) as server:
-        wrk(server.port, connections=50, seconds=3, body=body)
+        wrk(server.port, connections=50, seconds=3, body=body, version=version)
         spy = subprocess.Popen(
             [str(PY_SPY), "record", "--pid", str(server.pid), "--duration", str(seconds),
              "--rate", "200", "--format", "raw", "--output", str(RAW)],
             stdout=subprocess.DEVNULL,
         )  # fmt: skip
         try:
-            result = wrk(server.port, connections=50, seconds=seconds, body=body)
+            result = wrk(server.port, connections=50, seconds=seconds, body=body, version=version)
         finally:
             spy.wait(timeout=seconds + 60)
     samples, own, total = summarize(RAW.read_text())
@@ -94,7 +95,8 @@ if __name__ == "__main__":
     parser.add_argument("--gc-off", action="store_true", help="serve with the cyclic GC off")
     parser.add_argument("--target", default=ACCORD_TASK.target, help="agent to serve")
     parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
+    parser.add_argument("--version", choices=("0.3", "1.0"), default="0.3", help="A2A version")
     args = parser.parse_args()
     kind = _GcOff if args.gc_off else ServerSpec
     spec = kind(f"accord {args.target}", ACCORD_TASK.python, args.target, True, args.store)
-    main(args.seconds, spec)
+    main(args.seconds, spec, args.version)
