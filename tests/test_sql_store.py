@@ -370,7 +370,23 @@ async def test_saves_staged_before_the_store_opened_commit_in_order(sql_backend:
     ]
 
 
-class TaskJsonWrites:
+class Triggers:
+    """Statements that install triggers on a store's database: `SQLITE` or `POSTGRESQL`."""
+
+    SQLITE: tuple[str, ...] = ()
+    POSTGRESQL: tuple[str, ...] = ()
+
+    def __init__(self, store: SqlTaskStore) -> None:
+        self.engine = store.engine
+
+    async def install(self) -> None:
+        statements = self.SQLITE if self.engine.dialect.name == "sqlite" else self.POSTGRESQL
+        async with self.engine.begin() as connection:
+            for statement in statements:
+                await connection.execute(text(statement))
+
+
+class TaskJsonWrites(Triggers):
     """Counts the bytes of task JSON the database is asked to write (a trigger on the column)."""
 
     SQLITE = (
@@ -387,15 +403,6 @@ class TaskJsonWrites:
         f"""CREATE TRIGGER count_written AFTER INSERT OR UPDATE OF task ON {task_snapshots}
             FOR EACH ROW EXECUTE FUNCTION count_json()""",
     )
-
-    def __init__(self, store: SqlTaskStore) -> None:
-        self.engine = store.engine
-
-    async def install(self) -> None:
-        statements = self.SQLITE if self.engine.dialect.name == "sqlite" else self.POSTGRESQL
-        async with self.engine.begin() as connection:
-            for statement in statements:
-                await connection.execute(text(statement))
 
     async def totals(self) -> tuple[int, int]:
         """(times the task's JSON was written, its bytes in all)."""
@@ -748,7 +755,7 @@ async def tell(
     await (store.stage_records(task, records) if one_save else asyncio.gather(*staged))
 
 
-class TaskRowWrites:
+class TaskRowWrites(Triggers):
     """Counts the writes of task rows (a trigger on the table)."""
 
     SQLITE = (
@@ -765,15 +772,6 @@ class TaskRowWrites:
         f"""CREATE TRIGGER row_written AFTER INSERT OR UPDATE ON {tasks}
             FOR EACH ROW EXECUTE FUNCTION count_row()""",
     )
-
-    def __init__(self, store: SqlTaskStore) -> None:
-        self.engine = store.engine
-
-    async def install(self) -> None:
-        statements = self.SQLITE if self.engine.dialect.name == "sqlite" else self.POSTGRESQL
-        async with self.engine.begin() as connection:
-            for statement in statements:
-                await connection.execute(text(statement))
 
     async def of(self, task_id: str) -> int:
         async with self.engine.connect() as connection:
