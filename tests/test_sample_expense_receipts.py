@@ -148,6 +148,30 @@ async def test_one_receipt_per_expense() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("content", "media_type", "accepted"),
+    [
+        (b"RIFF\x10\0\0\0WEBPVP8 ", "image/webp", True),
+        (b"RIFF\x10\0\0\0WAVEfmt ", "image/webp", False),
+        (JPEG, "image/jpeg", True),
+        (PNG, "image/jpeg", False),
+        (PDF, "application/pdf; charset=binary", True),
+        (b"", "application/pdf", False),
+    ],
+)
+def test_the_content_must_begin_as_its_type_does(
+    content: bytes, media_type: str, accepted: bool
+) -> None:
+    message = Message.user("")
+    message.parts.append(attached(content, "r", media_type))
+    try:
+        receipt_in(message)
+    except ReceiptRefused:
+        assert not accepted
+    else:
+        assert accepted
+
+
 def test_the_limit_is_checked_on_the_decoded_bytes_too() -> None:
     at_limit = b"%PDF-" + bytes(MAX_RECEIPT_BYTES - 5)
     message = Message.user("")

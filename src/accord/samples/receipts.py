@@ -6,6 +6,7 @@ import base64
 import binascii
 import hashlib
 import mimetypes
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -14,17 +15,17 @@ from accord.types import FilePart, FileWithBytes, Message
 
 MAX_RECEIPT_BYTES = 2 * 1024 * 1024
 RECEIPT_TYPES = {
-    "image/png": ("a PNG image", (b"\x89PNG\r\n\x1a\n",)),
-    "image/jpeg": ("a JPEG image", (b"\xff\xd8\xff",)),
-    "image/webp": ("a WebP image", (b"RIFF",)),  # then 4 bytes of length, then WEBP
-    "application/pdf": ("a PDF document", (b"%PDF-",)),
+    "image/png": ("a PNG image", re.compile(rb"\x89PNG\r\n\x1a\n")),
+    "image/jpeg": ("a JPEG image", re.compile(rb"\xff\xd8\xff")),
+    "image/webp": ("a WebP image", re.compile(rb"RIFF.{4}WEBP", re.DOTALL)),
+    "application/pdf": ("a PDF document", re.compile(rb"%PDF-")),
 }
-"""The media types a receipt may have: what each is called, and how its content starts."""
+"""The media types a receipt may have: what each is called, and how its content begins."""
 MAX_NAME_LENGTH = 120
 
 
 def accepted_types() -> str:
-    """The accepted media types, for a person: "image/png, ..., or application/pdf"."""
+    """The accepted media types, for a person: "image/png, ... or application/pdf"."""
     *others, last = RECEIPT_TYPES
     return f"{', '.join(others)} or {last}"
 
@@ -105,8 +106,8 @@ def receipt_in(message: Message) -> Receipt | None:
         raise ReceiptRefused(_too_large(name, len(content)))
     if not content:
         raise ReceiptRefused(f"{name} is empty")
-    called, starts = RECEIPT_TYPES[media_type]
-    if not content.startswith(starts) or (media_type == "image/webp" and content[8:12] != b"WEBP"):
+    called, beginning = RECEIPT_TYPES[media_type]
+    if not beginning.match(content):
         raise ReceiptRefused(f"{name} is said to be {media_type}, but its content is not {called}")
     return Receipt(name, media_type, len(content), hashlib.sha256(content).hexdigest())
 
