@@ -13,6 +13,13 @@ wrong, and finally completes with the reimbursement record as a DataPart artifac
 The form's DataPart is `{"type": "form", "form": <JSON Schema>, "formData": {...},
 "errors": {field: problem}}`; a submission is a DataPart of field values (fields sent
 earlier in the task are kept, so a correction may carry only the fields it fixes).
+
+A message may carry a receipt: a FilePart with its bytes (PNG, JPEG, WebP or PDF, at most
+2 MiB; see `receipts.py`). It is checked, named in the answer, kept in the form's `receipt`
+(name, media type, size, SHA-256; the bytes are not stored) and recorded with the expense.
+A file that is not accepted (wrong type, too large, sent by URI) is answered in words.
+
+    accord send http://127.0.0.1:8000 "taxi, 42.50 EUR on 2025-03-14" --file receipt.png
 """
 
 from __future__ import annotations
@@ -28,6 +35,14 @@ from accord.samples import language
 from accord.samples.forms import Form, FormField, Json
 from accord.samples.money import parse as parse_money
 from accord.samples.rates import known_currencies
+from accord.samples.receipts import (
+    LIMIT,
+    RECEIPT_TYPES,
+    Receipt,
+    ReceiptRefused,
+    accepted_types,
+    receipt_in,
+)
 from accord.types import AgentSkill, DataPart, Message, TextPart, new_id, utc_now
 
 MAX_AMOUNT = 5000.0
@@ -114,14 +129,18 @@ async def understand(text: str) -> Json:
     )
 
 
-def earlier_values(context: accord.RequestContext) -> Json:
-    """The form values this task's last form held (what the user gave so far)."""
+def last_form(context: accord.RequestContext) -> Json:
+    """The form this task sent last ({} before the first): what the user gave so far."""
     message = context.task.status.message if context.task is not None else None
     for part in message.parts if message is not None else ():
         if isinstance(part, DataPart) and part.data.get("type") == "form":
-            values = part.data.get("formData")
-            return dict(values) if isinstance(values, dict) else {}
+            return dict(part.data)
     return {}
+
+
+def values_of(form: Json) -> Json:
+    values = form.get("formData")
+    return dict(values) if isinstance(values, dict) else {}
 
 
 def submitted_values(message: Message) -> Json:
@@ -135,10 +154,15 @@ def submitted_values(message: Message) -> Json:
     return values
 
 
-def form_part(values: Mapping[str, Any], errors: Mapping[str, str]) -> DataPart:
+def form_part(
+    values: Mapping[str, Any], errors: Mapping[str, str], receipt: Receipt | None
+) -> DataPart:
+    """The form; the receipt accepted so far rides along beside its fields."""
     data: Json = {"type": "form", "form": EXPENSE_FORM.schema(), "formData": dict(values)}
     if errors:
         data["errors"] = dict(errors)
+    if receipt is not None:
+        data["receipt"] = receipt.record()
     return DataPart(data=data)
 
 
@@ -152,24 +176,28 @@ class ExpenseAgent(accord.AgentExecutor):
     async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
         task = accord.TaskUpdater(context, events)
         first_turn = context.is_new_task  # read before the first event creates the task
-        earlier = earlier_values(context)
+        earlier = last_form(context)
         await task.start_work()
         submitted = submitted_values(context.message)
-        values = {**earlier, **await understand(context.text), **submitted}
+        values = {**values_of(earlier), **await understand(context.text), **submitted}
         values = {name: value for name, value in values.items() if value not in (None, "")}
         errors = EXPENSE_FORM.errors(values)
+        receipt = Receipt.from_record(earlier.get("receipt"))
+        refused: str | None = None
+        try:
+            receipt = receipt_in(context.message) or receipt
+        except ReceiptRefused as problem:
+            refused = (f"Receipt not accepted: {problem}. Attach another with the form, or send "
+                       "the form as it is.")  # fmt: skip
+        question: str | None = None
         if first_turn and not submitted:  # the form first, filled in as far as we can
-            await task.requires_input(
-                [TextPart(text="Please check and complete this form."), form_part(values, {})]
-            )
-            return
-        if errors:
-            await task.requires_input(
-                [
-                    TextPart(text=f"Please correct the form: {describe(errors)}."),
-                    form_part(values, errors),
-                ]
-            )
+            question, errors = "Please check and complete this form.", {}
+        elif errors:
+            question = f"Please correct the form: {describe(errors)}."
+        if question is not None or refused is not None:
+            attached = f"Receipt {receipt} attached." if receipt is not None else None
+            said = " ".join(text for text in (question, refused, attached) if text)
+            await task.requires_input([TextPart(text=said), form_part(values, errors, receipt)])
             return
         record: Json = {
             "id": "EXP-" + new_id()[:8].upper(),
@@ -178,12 +206,15 @@ class ExpenseAgent(accord.AgentExecutor):
             "category": values.get("category", "other"),
             "submittedAt": utc_now(),
         }
+        if receipt is not None:
+            record["receipt"] = receipt.record()
         await task.add_artifact(
             DataPart(data=record), name="reimbursement", description="The reimbursement record."
         )
         await task.complete(
             f"Reimbursement {record['id']} approved: {values['amount']:,.2f} "
             f"{values['currency']} for {values['purpose']} on {values['date']}."
+            + (f" Receipt: {receipt}." if receipt is not None else "")
         )
 
 
@@ -197,15 +228,19 @@ agent = accord.Agent(
             name="Reimburse an expense",
             description=(
                 "Answers with a reimbursement form (a JSON Schema in a data part), checks "
-                "the submitted form, and records the approved reimbursement."
+                "the submitted form, and records the approved reimbursement. A receipt may be "
+                f"attached to a message as a file part with its bytes ({accepted_types()}, "
+                f"at most {LIMIT}); it is recorded with the expense by name, type, size and "
+                "SHA-256. Receipts by URI are not fetched."
             ),
-            tags=["expenses", "reimbursement", "forms"],
+            tags=["expenses", "reimbursement", "forms", "receipts"],
             examples=[
                 "Please reimburse my taxi to the airport, 42.50 EUR on 2025-03-14",
                 '{"date": "2025-03-14", "amount": 42.5, "currency": "EUR", "purpose": "taxi"}',
+                "Train to Lyon, 64 EUR on 2025-03-12, with the receipt attached as a file",
             ],
         )
     ],
-    input_modes=["text/plain", "application/json"],
+    input_modes=["text/plain", "application/json", *RECEIPT_TYPES],
     output_modes=["text/plain", "application/json"],
 )
