@@ -62,7 +62,9 @@ def host_agent(
             "skills fit it, and brings their questions, forms and results back to you."
         ),
         skills=SKILLS,
-        input_modes=["text/plain", "application/json"],
+        # Files of any type: each goes to the chosen agents that take it (the user is told of
+        # one none of them takes).
+        input_modes=["text/plain", "application/json", "*/*"],
         output_modes=["text/plain", "application/json", "image/png"],
         routes=registry_routes(registry),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ import accord
 from accord.agents import EventSink
 from accord.client import Client, Credentials
 from accord.host.delegation import HOST_METADATA, Delegation, Relay, delegation_for
+from accord.host.forwarding import forwarding
 from accord.host.planning import plan
 from accord.host.registry import AgentRegistry, RemoteAgent
 from accord.types import Part, Task, TaskState, TextPart
@@ -119,14 +120,18 @@ class HostExecutor(accord.AgentExecutor):
             HOST_METADATA: {"plan": [d.origin() | {"request": d.request} for d in delegations]}
         }
         await host.start_work(host.agent_message(f"Asking {asked}", metadata=plan_metadata))
-        cards = {agent.url: agent.card for agent in agents}
+        # Each agent gets its piece of the text and the files (and data) its card takes.
+        cards = [a.agent.card for a in assignments]
+        forwarded = forwarding([d.request for d in delegations], cards, context.message.parts)
+        for refusal in forwarded.refused:
+            await host.update_status(TaskState.WORKING, host.agent_message(refusal))
         relays = [
-            Relay(host, d, cards.get(d.url), depth=depth, credentials=self.credentials(d))
-            for d in delegations
+            Relay(host, d, card, depth=depth, credentials=self.credentials(d))
+            for d, card in zip(delegations, cards, strict=True)
         ]
-        sends = [relay.send([TextPart(text=relay.delegation.request)]) for relay in relays]
+        sends = [relay.send(parts) for relay, parts in zip(relays, forwarded.parts, strict=True)]
         if await self.follow(context.task_id, delegations, relays, *sends):
-            await self.conclude(host, delegations)
+            await self.conclude(host, delegations, forwarded.refused)
 
     async def follow(
         self,
@@ -165,8 +170,12 @@ class HostExecutor(accord.AgentExecutor):
         if await self.follow(context.task_id, delegations, [relay], sending):
             await self.conclude(host, delegations)
 
-    async def conclude(self, host: accord.TaskUpdater, delegations: list[Delegation]) -> None:
-        """Ask the user the first open question, or finish with what every agent said."""
+    async def conclude(
+        self, host: accord.TaskUpdater, delegations: list[Delegation], notes: Sequence[str] = ()
+    ) -> None:
+        """Ask the user the first open question, or finish with what every agent said; `notes`
+        (what the host could not pass on) end either."""
+        said = [TextPart(text=note) for note in notes]
         for index, delegation in enumerate(delegations):
             if delegation.waiting:
                 assert delegation.state is not None
@@ -177,10 +186,12 @@ class HostExecutor(accord.AgentExecutor):
                         "delegations": [d.to_json() for d in delegations],
                     }
                 }
-                question = host.agent_message(question_parts(delegation), metadata=metadata)
+                question = host.agent_message(
+                    [*question_parts(delegation), *said], metadata=metadata
+                )
                 await host.update_status(delegation.state, question)
                 return
-        summary = "\n".join(d.summary() for d in delegations)
+        summary = "\n".join([*(d.summary() for d in delegations), *notes])
         if any(d.succeeded for d in delegations):
             await host.complete(summary)
         else:

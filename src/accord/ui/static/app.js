@@ -133,16 +133,18 @@ function renderForm(data, ctx) {
       errors[name] ? h("span", { class: "field-error", "data-field": name }, `${field.title || name} ${errors[name]}`) : null));
   }
   if (ctx.answer) {
-    form.append(h("div", {}, h("button", { type: "submit" }, "Submit")));
+    const attachment = attachControl();
+    const error = h("div", { class: "error" });
+    form.append(h("div", { class: "row" }, attachment.el, h("button", { type: "submit" }, "Submit")), error);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const submitted = {};
-      for (const input of form.querySelectorAll("[name]")) {
+      for (const input of form.querySelectorAll("[data-type]")) {
         if (input.value === "") continue;
         const number = Number(input.value);
         submitted[input.name] = input.dataset.type === "number" && !Number.isNaN(number) ? number : input.value;
       }
-      ctx.answer({ text: "", data: submitted });
+      answerWith(attachment, error, (file) => ctx.answer({ text: "", data: submitted, file }));
     });
   }
   return form;
@@ -194,12 +196,19 @@ function renderReply(state, answer, field) {
   const secret = state === "auth-required";
   const input = h("input", { class: "grow", name: "reply", type: secret ? "password" : "text",
     placeholder: secret ? "The credential it asks for" : "Your answer" });
-  const form = h("form", { class: "answer row" }, input, h("button", { type: "submit" }, secret ? "Send credential" : "Answer"));
+  const attachment = secret ? null : attachControl(); // a credential goes alone
+  const error = h("div", { class: "error" });
+  const form = h("form", { class: "answer" }, h("div", { class: "row" }, input, attachment && attachment.el,
+    h("button", { type: "submit" }, secret ? "Send credential" : "Answer")), error);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (!input.value.trim()) return;
-    // An agent naming the field it wants the credential in gets it as data, else as text.
-    answer(secret && field ? { text: "", data: { [field]: input.value } } : { text: input.value });
+    if (secret) {
+      // An agent naming the field it wants the credential in gets it as data, else as text.
+      if (input.value.trim()) answer(field ? { text: "", data: { [field]: input.value } } : { text: input.value });
+      return;
+    }
+    if (!input.value.trim() && !attachment.chosen()) return;
+    answerWith(attachment, error, (file) => answer({ text: input.value, file }));
   });
   return form;
 }
@@ -241,6 +250,35 @@ function cancelButton(agent, taskId, failed, done) {
 async function sendMessage(agent, conversationId, body) {
   const result = await api("POST", "/api/send", { agent, conversation: conversationId, ...body });
   return result.conversation;
+}
+
+// The *Attach a file* control of the composer, the reply box and forms: one file, the UI's limit.
+function attachControl(name) {
+  const input = h("input", { type: "file", name });
+  return {
+    el: h("label", { class: "attach muted" }, `Attach a file (up to ${size(MAX_FILE_BYTES)}) `, input),
+    chosen() { return input.files[0]; },
+    // The chosen file as the UI's API takes it (undefined: none); refused in words when too large.
+    async read() {
+      const chosen = input.files[0];
+      if (!chosen) return undefined;
+      if (chosen.size > MAX_FILE_BYTES) {
+        throw new Error(`${chosen.name} is ${size(chosen.size)}; the UI sends files up to ${size(MAX_FILE_BYTES)}.`);
+      }
+      return readFile(chosen);
+    },
+    clear() { input.value = ""; },
+  };
+}
+
+// Send an answer with the attachment's file: what goes wrong is said in `error`.
+async function answerWith(attachment, error, send) {
+  error.textContent = "";
+  try {
+    const file = await attachment.read();
+    attachment.clear();
+    await send(file);
+  } catch (problem) { error.textContent = problem.message; }
 }
 
 // A file chosen in the page, as the UI's API takes it: its name, media type and bytes in base64.
@@ -286,10 +324,9 @@ pages.chat = {
     this.select.addEventListener("change", () => { this.agent = this.select.value; this.open(null); });
     this.items = h("div", { class: "items", id: "items" });
     this.input = h("input", { class: "grow", name: "message", placeholder: "Message", autocomplete: "off", "aria-label": "Message" });
-    this.file = h("input", { type: "file", name: "file" });
+    this.attachment = attachControl("file");
     this.error = h("div", { class: "error", id: "composer-error" });
-    const attach = h("label", { class: "attach muted" }, `Attach a file (up to ${size(MAX_FILE_BYTES)}) `, this.file);
-    const composer = h("form", { class: "composer" }, this.input, attach, h("button", { type: "submit" }, "Send"));
+    const composer = h("form", { class: "composer" }, this.input, this.attachment.el, h("button", { type: "submit" }, "Send"));
     composer.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
     main.append(h("div", { class: "chat" },
       h("aside", { class: "sidebar" }, h("div", { class: "row" }, this.select),
@@ -306,20 +343,15 @@ pages.chat = {
   },
   async send() {
     const text = this.input.value.trim();
-    const chosen = this.file.files[0];
-    if (!text && !chosen) return;
+    if (!text && !this.attachment.chosen()) return;
     const conversation = this.current && S.conversations[this.current];
     const agent = conversation ? conversation.agent : this.select.value;
     if (!agent) { this.error.textContent = "Add an agent first (Agents page)."; return; }
-    if (chosen && chosen.size > MAX_FILE_BYTES) {
-      this.error.textContent = `${chosen.name} is ${size(chosen.size)}; the UI sends files up to ${size(MAX_FILE_BYTES)}.`;
-      return;
-    }
     this.error.textContent = "";
     try {
-      const file = chosen ? await readFile(chosen) : undefined;
+      const file = await this.attachment.read();
       this.input.value = "";
-      this.file.value = "";
+      this.attachment.clear();
       const id = await sendMessage(agent, this.current, { text, file });
       if (id !== this.current) this.open(id);
     } catch (error) { this.error.textContent = error.message; }
