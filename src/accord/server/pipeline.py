@@ -96,9 +96,10 @@ class RequestPipeline:
     An unexpected exception is logged under a reference id, which the caller's InternalError
     names; `debug` adds the exception's type and text to it (for development only).
 
-    `push`, the agent's push sender, learns from the first authenticated request of any
-    operation the URL the agent is called at, its notifications' issuer, unless it was given
-    one (a public URL): a server adopting another's tasks may be only polled at first.
+    `push`, the agent's push sender, learns the URL the agent is called at (its notifications'
+    issuer) from the first request authentication lets through, whatever its operation,
+    unless it was given one (a public URL): a server adopting another's tasks may only be
+    polled at first.
 
     Bindings keep only their framing: they find the `Target` a request names, hand the
     pipeline its `Inbound` facts and raw parameters, and frame the `Reply`.
