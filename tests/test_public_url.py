@@ -24,6 +24,8 @@ from accord.keys import verify_card
 from accord.keys.cards import JWKS_PATH
 from accord.keys.jwks_client import JwksClient
 from accord.push import SeenTokens, verify
+from accord.store import open_store
+from accord.types import TaskState
 from agents_for_tests import SAFETY_TIMEOUT
 from live_server import serve_app
 from rpc import connect, send_params
@@ -166,13 +168,20 @@ async def task_left_working(server: ServedProcess, hook: Webhook, hook_url: str)
     return str(task["id"])
 
 
-async def until_failed(url: str, task_id: str) -> None:
-    """Wait until the server at `url` adopted the task and ended it `failed`."""
+async def until_failed(workdir: Path, task_id: str) -> None:
+    """Wait until a server on `workdir`'s store adopted the task and ended it `failed`: read
+    in the store, as a request would tell the server its URL."""
     deadline = time.monotonic() + SAFETY_TIMEOUT
-    async with connect(url) as rpc:
-        while (await rpc.result("tasks/get", {"id": task_id}))["status"]["state"] != "failed":
+    store = open_store(f"sqlite:///{workdir}/accord.db")
+    await store.open()
+    try:
+        while (stored := await store.get(task_id)) is None or (
+            stored.task.status.state != TaskState.FAILED
+        ):
             assert time.monotonic() < deadline, "the task was not taken over"
             await asyncio.sleep(0.1)
+    finally:
+        await store.close()
 
 
 async def issuers(hook: Webhook, keys: str, hook_url: str) -> dict[str, str]:
@@ -205,7 +214,7 @@ async def test_without_a_public_url_no_delivery_goes_out_naming_no_issuer(workdi
         with serve_stuck(workdir) as first:
             task_id = await task_left_working(first, hook, hook_url)
         with serve_stuck(workdir) as second:
-            await until_failed(second.url, task_id)
+            await until_failed(workdir, task_id)
             await asyncio.sleep(1.5)  # a notification sent now would have come
             assert "failed" not in await issuers(hook, second.url + JWKS_PATH, hook_url)
             # The first message the server serves tells it its URL; the waiting one goes out.

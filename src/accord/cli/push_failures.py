@@ -10,10 +10,10 @@ from typing import Annotated
 import typer
 
 from accord.cli.errors import BadArgument, fail, reports_errors
+from accord.cli.push_options import RequeuedDeadline, push_deadline
 from accord.cli.server_commands import StoreUrl
 from accord.cli.storage import using_store
 from accord.core.deliveries import Delivery
-from accord.runtime.delivery import RetrySchedule
 from accord.store import DEFAULT_STORE_URL
 
 
@@ -52,6 +52,7 @@ def retry(
         str | None, typer.Option("--task", metavar="ID", help="With --all: only this task's.")
     ] = None,
     store: StoreUrl = DEFAULT_STORE_URL,
+    deadline: RequeuedDeadline = None,
 ) -> None:
     """Send parked push deliveries again, once their webhook works: their tries start over.
 
@@ -63,11 +64,12 @@ def retry(
         raise BadArgument("--task goes with --all")
     if bool(ids) == all_parked:
         raise BadArgument("name the deliveries to retry, or give --all (not both)")
+    seconds = push_deadline(deadline)  # checked before the store is opened
     now = datetime.now(UTC)
-    deadline = now + timedelta(seconds=RetrySchedule().deadline)
+    until = now + timedelta(seconds=seconds)
     requeued = using_store(
         store,
-        lambda opened: opened.requeue_deliveries(now, deadline, ids=ids or None, task_id=task_id),
+        lambda opened: opened.requeue_deliveries(now, until, ids=ids or None, task_id=task_id),
     )
     typer.echo(f"requeued {requeued} parked deliver{'y' if requeued == 1 else 'ies'}")
     if len(ids) > requeued:

@@ -1,4 +1,5 @@
-"""`accord serve`'s options for webhook delivery: how often and how long a push is retried."""
+"""The options for webhook delivery (`accord serve`, `accord push retry`): how often and how
+long a push is retried."""
 
 from __future__ import annotations
 
@@ -49,6 +50,16 @@ PushDeadline = Annotated[
         show_default=False,
     ),
 ]
+RequeuedDeadline = Annotated[
+    str | None,
+    typer.Option(
+        "--push-deadline",
+        metavar="DURATION",
+        help="Park them again if not delivered this long after the retry (as the server's"
+        f" --push-deadline) [default: {format_duration(_DEFAULT.deadline)}].",
+        show_default=False,
+    ),
+]
 
 
 def retry_schedule(
@@ -68,8 +79,13 @@ def retry_schedule(
         attempts=tries if tries is not None else _DEFAULT.attempts,
         first_delay=first_delay,
         max_delay=max_delay,
-        deadline=_seconds("--push-deadline", deadline, _DEFAULT.deadline),
+        deadline=push_deadline(deadline),
     )
+
+
+def push_deadline(text: str | None) -> float:
+    """The seconds `--push-deadline` gives (the default's when not given)."""
+    return _seconds("--push-deadline", text, _DEFAULT.deadline)
 
 
 def _seconds(option: str, text: str | None, default: float) -> float:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from typing import Annotated
-from urllib.parse import urlsplit
 
 import typer
 
 from accord.cli.errors import BadArgument
 from accord.cli.storage import parse_duration
 from accord.server.limits import Limits
+from accord.server.public_url import check_public_url
 from accord.server.tls import TlsFiles
 
 TlsCert = Annotated[
@@ -79,26 +79,13 @@ PublicUrlOption = Annotated[
 
 
 def public_url(text: str | None) -> str | None:
-    """The public URL the option gives, checked: an absolute http or https URL, with a host,
-    no query and no fragment (a path is kept: the agent may be served below one)."""
+    """The public URL the option gives, checked (`check_public_url`)."""
     if text is None:
         return None
-    if any(char.isspace() or not char.isprintable() for char in text):
-        raise BadArgument(f"--public-url cannot contain spaces or control characters, got {text!r}")
     try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError for a port that is no number or too large
+        return check_public_url(text, "--public-url")
     except ValueError as exc:
-        raise BadArgument(f"--public-url: {exc}, got {text!r}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BadArgument(
-            f"--public-url must be an http:// or https:// URL with a host, got {text!r}"
-        )
-    if parts.username is not None:
-        raise BadArgument("--public-url cannot carry credentials (user@): every caller sees it")
-    if parts.query or parts.fragment or text.endswith(("?", "#")):
-        raise BadArgument(f"--public-url cannot have a query or a fragment, got {text!r}")
-    return text
+        raise BadArgument(str(exc)) from None
 
 
 def tls_files(cert: str | None, key: str | None, client_ca: str | None) -> TlsFiles | None:

@@ -34,6 +34,7 @@ from accord.server.own_routes import guarded_routes
 from accord.server.paths import CollapseSlashes
 from accord.server.pipeline import Authenticator, Hook, RequestPipeline
 from accord.server.protection import secured
+from accord.server.public_url import check_public_url
 from accord.server.rest import HTTP_ERROR_HANDLERS, REST_CODECS, RestBinding
 from accord.server.rpc_shortcut import JsonRpcShortcut
 from accord.server.service import A2AService
@@ -72,9 +73,9 @@ def create_app(
     version (see docs/versions.md), and after them the agent's own `routes`; the cards list
     every interface. `public_url` is the URL clients should use (default: the URL each
     request came in on): the cards' interfaces, their signatures' `jku` and push
-    notifications' issuer name it. The store defaults to memory, the bus to this process. A replica
-    that stops renewing its heartbeat for `runner_ttl` seconds has its running tasks taken
-    over by another.
+    notifications' issuer name it (one that cannot be an agent's URL is ValueError). The
+    store defaults to memory, the bus to this process. A replica that stops renewing its
+    heartbeat for `runner_ttl` seconds has its running tasks taken over by another.
     On startup the store is opened (its schema created or upgraded); then, every
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
@@ -98,6 +99,8 @@ def create_app(
     CIDR networks; see docs/push.md); a delivery is retried and parked as `push_schedule`
     says (default: `RetrySchedule()`).
     """
+    if public_url is not None:
+        check_public_url(public_url)
     keys = keys if keys is not None else KeyStore.ephemeral()
     store = store if store is not None else InMemoryTaskStore()
     push = None
@@ -128,6 +131,7 @@ def create_app(
         hooks=hooks,
         debug=debug,
         card_signer=CardSigner(keys, public_url),
+        push=push,
     )
     card = AgentCardEndpoint(agent, interfaces, keys)
     budget = BodyBudget(max(max_body_memory, max_body_bytes)) if max_body_memory else None

@@ -25,6 +25,7 @@ from accord.extensions import (
     negotiate,
     requested_extensions,
 )
+from accord.runtime.push import PushSender
 from accord.types import A2AModel, AgentCard
 
 log = logging.getLogger("accord.server")
@@ -95,6 +96,11 @@ class RequestPipeline:
     An unexpected exception is logged under a reference id, which the caller's InternalError
     names; `debug` adds the exception's type and text to it (for development only).
 
+    `push`, the agent's push sender, learns the URL the agent is called at (its notifications'
+    issuer) from the first request authentication lets through, whatever its operation,
+    unless it was given one (a public URL): a server adopting another's tasks may only be
+    polled at first.
+
     Bindings keep only their framing: they find the `Target` a request names, hand the
     pipeline its `Inbound` facts and raw parameters, and frame the `Reply`.
     """
@@ -108,8 +114,10 @@ class RequestPipeline:
         hooks: Sequence[Hook] = (),
         debug: bool = False,
         card_signer: Callable[[bytes, str], bytes] | None = None,
+        push: PushSender | None = None,
     ) -> None:
         self.operations = operations
+        self.push = push
         self.debug = debug
         self.card_signer = card_signer
         """Signs each card an operation answers, as encoded (body, base URL) -> body."""
@@ -156,6 +164,9 @@ class RequestPipeline:
                 extensions=activation.active,
                 principal=principal,
             )
+            if self.push is not None and self.push.issuer is None:
+                # Only then: working out a binding's base URL costs something.
+                self.push.note_base_url(context.base_url)
             if self.hooks:
                 call = Call(inbound, target, context, params)
                 result = await self._hooked(call, 0)

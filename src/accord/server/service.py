@@ -133,7 +133,7 @@ class A2AService:
         """Add (or replace, by id) a webhook of a task; a config without id gets one. The
         webhook is sent updates in the payload format `push_format` (chosen by the codec)."""
         await self._push_task(params.task_id, call)
-        await self._check_push_config(params.push_notification_config, call)
+        await self._check_push_config(params.push_notification_config)
         target = await self.runtime.store.set_push_config(
             params.task_id, PushTarget(params.push_notification_config, push_format)
         )
@@ -197,8 +197,7 @@ class A2AService:
         push = params.configuration.push_notification_config if params.configuration else None
         if push:
             self._require_push()
-            await self._check_push_config(push, call)
-        self._learn_issuer(call)
+            await self._check_push_config(push)
         execution = await self.runtime.start(
             params, call=call, create_if_missing=create_if_missing, push_format=push_format
         )
@@ -219,19 +218,11 @@ class A2AService:
         await self.runtime.get_task(task_id, owner)
         return owner
 
-    async def _check_push_config(self, config: PushNotificationConfig, call: CallContext) -> None:
+    async def _check_push_config(self, config: PushNotificationConfig) -> None:
         """InvalidParams for a webhook that may not be sent to (see WebhookGuard)."""
         sender = self.runtime.push
         if sender is not None:
             await sender.guard.check_config(config)
-            self._learn_issuer(call)
-
-    def _learn_issuer(self, call: CallContext) -> None:
-        """Without a configured public URL, notifications name the agent by the URL it is
-        called at (learned once; a replica may learn it from any message, not only configs)."""
-        sender = self.runtime.push
-        if sender is not None and sender.issuer is None:
-            sender.note_base_url(call.base_url)
 
     def _require_push(self) -> None:
         if not self._template.capabilities.push_notifications:
