@@ -30,6 +30,7 @@ from accord.types import (
     PushNotificationConfig,
     Task,
     TaskState,
+    TaskStatusUpdateEvent,
     new_id,
 )
 from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer, NeverFinishes
@@ -268,6 +269,36 @@ async def test_a_closing_replica_gives_its_tasks_up_once_their_saves_committed(
     )
     assert [record.seq for record in logged] == list(range(1, len(logged) + 1))
     assert task.artifacts and task.artifacts[0].text == "chunk 0"  # A's save came first
+
+
+async def test_resuming_while_the_failure_is_being_saved_gets_the_failure(
+    tmp_path: Path,
+) -> None:
+    async with open_backend("postgresql", tmp_path) as backend:
+        agent = NeverFinishes()
+        a = await opened(TaskRuntime(agent, await backend.open()))
+        b = await opened(TaskRuntime(NeverFinishes(), await backend.open()))
+        try:
+            execution = await a.start(send_params())
+            seen = [await anext(execution) for _ in range(2)]  # the task, working: all there is
+            execution.close()
+            seen_seq = seen[-1].seq
+            kill(a)
+            await expire(b.store, a)
+            async with row_locked(backend, execution.task_id) as row:
+                recovering = asyncio.create_task(b.recover_orphans())
+                await row.until(lambda waiting: waiting == 1, "B's save of the failure waits")
+                resumed = b.watch(execution.task_id, after_seq=seen_seq)
+                following = asyncio.create_task(anext(resumed))
+                await asyncio.wait({following}, timeout=0.5)  # ample to read what is saved
+            record = await following
+            await recovering
+        finally:
+            await b.close()
+
+    assert record.seq == seen_seq + 1 and record.ends_task
+    assert isinstance(record.event, TaskStatusUpdateEvent)
+    assert record.event.status.state is TaskState.FAILED
 
 
 RedisBuses = Callable[[], RedisEventBus]

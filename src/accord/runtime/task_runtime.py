@@ -324,7 +324,11 @@ class TaskRuntime:
         """
         subscription = self.bus.subscribe(task_id)
         try:
-            task, seq = await self._current(task_id, owner)
+            if after_seq is None:
+                task, seq = await self._current(task_id, owner)
+            else:  # measured against the log: a live run's task can be ahead of its saves
+                stored = await self._stored(task_id, owner)
+                task, seq = stored.task, stored.seq
             missed = [] if after_seq is None else await self.store.events_after(task_id, after_seq)
             if after_seq is not None and (
                 missed[0].seq == after_seq + 1 if missed else after_seq >= seq
