@@ -20,6 +20,10 @@ from agents_for_tests import SAFETY_TIMEOUT
 
 TESTS_DIR = Path(__file__).resolve().parent
 
+STARTUP_TIMEOUT = 60.0
+"""Upper bound for a server to start listening: importing it alone can take over
+SAFETY_TIMEOUT on a loaded machine (tests run niced), so this only guards a hang."""
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -79,7 +83,7 @@ class ServedProcess:
 
     def _wait_until_listening(self) -> None:
         """Read stderr until uvicorn says it listens, then keep reading it in a thread."""
-        watchdog = threading.Timer(SAFETY_TIMEOUT, self.process.kill)  # only guards a hang
+        watchdog = threading.Timer(STARTUP_TIMEOUT, self.process.kill)
         watchdog.start()
         try:
             assert self.process.stderr is not None
@@ -94,7 +98,9 @@ class ServedProcess:
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
         # Only whether it answers: a server of --tls-cert may use a CA this check does not know.
-        card = httpx.get(self.url + "/.well-known/agent-card.json", verify=False)
+        card = httpx.get(
+            self.url + "/.well-known/agent-card.json", verify=False, timeout=STARTUP_TIMEOUT
+        )
         assert card.status_code == 200
 
     def _read_stderr(self) -> None:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
+from sqlalchemy import select, text
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from accord import AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import EventSink
@@ -17,6 +22,7 @@ from accord.runtime.push import PushSender
 from accord.runtime.redis_bus import RedisEventBus
 from accord.runtime.webhook_guard import WebhookGuard
 from accord.store import InMemoryTaskStore, TaskStore
+from accord.store.sql.schema import tasks
 from accord.types import (
     Message,
     MessageSendConfiguration,
@@ -24,10 +30,12 @@ from accord.types import (
     PushNotificationConfig,
     Task,
     TaskState,
+    TaskStatusUpdateEvent,
     new_id,
 )
 from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer, NeverFinishes
 from services import redis_url
+from stores import Backend, open_backend
 from webhooks import AGENT_URL, LOOPBACK, Webhook, receiving
 
 
@@ -184,6 +192,113 @@ async def test_a_single_node_restart_recovers_what_was_running(store: InMemoryTa
         assert task.status.message is not None
     finally:
         await second.close()
+
+
+_WAITING = text(
+    "SELECT count(*) FROM pg_stat_activity waiter WHERE :pid = ANY(pg_blocking_pids(waiter.pid))"
+    " OR EXISTS (SELECT 1 FROM pg_stat_activity first WHERE :pid = ANY(pg_blocking_pids(first.pid))"
+    " AND first.pid = ANY(pg_blocking_pids(waiter.pid)))"
+)
+
+
+class RowLock:
+    """A transaction holding a task's row locked, as a slow one would: its saves wait."""
+
+    def __init__(self, connection: AsyncConnection, pid: int) -> None:
+        self._connection = connection
+        self._pid = pid
+
+    async def waiting(self) -> int:
+        """How many sessions wait for this lock, or for one of those that wait for it."""
+        count: int = (await self._connection.execute(_WAITING, {"pid": self._pid})).scalar_one()
+        return count
+
+    async def until(self, condition: Callable[[int], bool], what: str) -> None:
+        """Wait until `condition` holds of how many sessions wait for this lock."""
+        deadline = time.monotonic() + SAFETY_TIMEOUT
+        while not condition(await self.waiting()):
+            assert time.monotonic() < deadline, f"timed out waiting until {what}"
+            await asyncio.sleep(0.01)
+
+
+@asynccontextmanager
+async def row_locked(backend: Backend, task_id: str) -> AsyncIterator[RowLock]:
+    """The task's row locked (PostgreSQL) until the block ends."""
+    engine, watcher = backend.engine(), backend.engine()
+    try:
+        async with engine.begin() as holder, watcher.connect() as watching:
+            pid = (await holder.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+            await holder.execute(select(tasks.c.id).where(tasks.c.id == task_id).with_for_update())
+            yield RowLock(watching, pid)
+    finally:
+        await engine.dispose()
+        await watcher.dispose()
+
+
+async def test_a_closing_replica_gives_its_tasks_up_once_their_saves_committed(
+    tmp_path: Path,
+) -> None:
+    async with open_backend("postgresql", tmp_path) as backend:
+        agent = GatedStreamer(chunks=2)
+        a = await opened(TaskRuntime(agent, await backend.open()))
+        b = await opened(TaskRuntime(GatedStreamer(), await backend.open()))
+        try:
+            execution = await a.start(send_params())
+            execution.close()
+            await agent.started.wait()
+            async with row_locked(backend, execution.task_id) as row:
+                agent.steps[0].open()  # A's save of the chunk waits for the lock
+                await row.until(lambda waiting: waiting == 1, "A's save waits for the lock")
+                closing = asyncio.create_task(a.close())
+                await asyncio.wait({closing}, timeout=0.5)  # ample to give the task up, wrongly
+                # B looks for orphans while A's save is still pending.
+                recovering = asyncio.create_task(b.recover_orphans())
+                await row.until(
+                    lambda waiting: recovering.done() or waiting > 1, "B recovered or waits"
+                )
+            await closing
+            await recovering
+            await b.recover_orphans()
+            task = await b.get_task(execution.task_id)
+            logged = await b.store.events_after(execution.task_id, 0)
+        finally:
+            await b.close()
+
+    assert task.status.state is TaskState.FAILED, (
+        f"B took the task over from A before A's last save committed: it is {task.status.state}"
+    )
+    assert [record.seq for record in logged] == list(range(1, len(logged) + 1))
+    assert task.artifacts and task.artifacts[0].text == "chunk 0"  # A's save came first
+
+
+async def test_resuming_while_the_failure_is_being_saved_gets_the_failure(
+    tmp_path: Path,
+) -> None:
+    async with open_backend("postgresql", tmp_path) as backend:
+        agent = NeverFinishes()
+        a = await opened(TaskRuntime(agent, await backend.open()))
+        b = await opened(TaskRuntime(NeverFinishes(), await backend.open()))
+        try:
+            execution = await a.start(send_params())
+            seen = [await anext(execution) for _ in range(2)]  # the task, working: all there is
+            execution.close()
+            seen_seq = seen[-1].seq
+            kill(a)
+            await expire(b.store, a)
+            async with row_locked(backend, execution.task_id) as row:
+                recovering = asyncio.create_task(b.recover_orphans())
+                await row.until(lambda waiting: waiting == 1, "B's save of the failure waits")
+                resumed = b.watch(execution.task_id, after_seq=seen_seq)
+                following = asyncio.create_task(anext(resumed))
+                await asyncio.wait({following}, timeout=0.5)  # ample to read what is saved
+            record = await following
+            await recovering
+        finally:
+            await b.close()
+
+    assert record.seq == seen_seq + 1 and record.ends_task
+    assert isinstance(record.event, TaskStatusUpdateEvent)
+    assert record.event.status.state is TaskState.FAILED
 
 
 RedisBuses = Callable[[], RedisEventBus]

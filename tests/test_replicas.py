@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from pathlib import Path
 
+import httpx
 import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
@@ -251,15 +252,31 @@ async def test_a_stream_ended_by_sigterm_resumes_on_another_replica(
                 )
             seen += rest
             task_id = seen[0].result["id"]
-            async with resume(on_b, task_id, after=seen[-1].id) as from_b:
-                resumed = await from_b.rest()
+            try:
+                async with resume(on_b, task_id, after=seen[-1].id) as from_b:
+                    resumed = await from_b.rest()
+            except httpx.TimeoutException:
+                pytest.fail(f"B never ended the task A gave up on SIGTERM\n{said(a, b)}")
             logged = await full_log(on_b, task_id)
 
-    assert not any(event.result.get("final") for event in seen)  # A ended the stream early
-    assert numbered(seen + resumed) == numbered(logged)  # B picked it up where it ended
-    status = final_status(resumed)
-    assert status["state"] == "failed"  # A handed the task over; B ended it
-    assert "server running this task stopped" in text_of(status["message"])
+    servers = said(a, b)
+    assert not any(event.result.get("final") for event in seen), (
+        f"A's stream ended with a final event: it was not cut short by the SIGTERM\n{servers}"
+    )
+    assert numbered(seen + resumed) == numbered(logged), (
+        f"B did not resume the stream where A ended it, with each logged event once\n{servers}"
+    )
+    last = resumed[-1].result if resumed else None
+    assert last is not None and last["kind"] == "status-update" and last["final"], (
+        f"B's stream did not end with the task's final status: {last}\n{servers}"
+    )
+    assert last["status"]["state"] == "failed", servers  # A handed the task over; B ended it
+    assert "server running this task stopped" in text_of(last["status"]["message"]), servers
+
+
+def said(*servers: ServedProcess) -> str:
+    """What `servers` wrote to stderr, for a failed assertion to show."""
+    return "\n".join(f"--- {served.url} said:\n{served.output}" for served in servers)
 
 
 # --- a replica dies --------------------------------------------------------------------------

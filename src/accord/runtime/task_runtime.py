@@ -79,6 +79,8 @@ class _Run:
     # Records made since the run last let the event loop go on: staged together, as one save.
     unstaged: list[EventRecord] = field(default_factory=list)
     unstaged_outbox: list[Delivery] = field(default_factory=list)
+    # Its last save staged: done once all of them are (a task's saves commit in order).
+    last_save: asyncio.Future[None] | None = None
     # The store recording this replica as the task's runner, until the run first waits.
     claimed: asyncio.Future[None] | None = None
 
@@ -322,7 +324,11 @@ class TaskRuntime:
         """
         subscription = self.bus.subscribe(task_id)
         try:
-            task, seq = await self._current(task_id, owner)
+            if after_seq is None:
+                task, seq = await self._current(task_id, owner)
+            else:  # measured against the log: a live run's task can be ahead of its saves
+                stored = await self._stored(task_id, owner)
+                task, seq = stored.task, stored.seq
             missed = [] if after_seq is None else await self.store.events_after(task_id, after_seq)
             if after_seq is not None and (
                 missed[0].seq == after_seq + 1 if missed else after_seq >= seq
@@ -445,11 +451,20 @@ class TaskRuntime:
             log.exception("executor.cancel failed for task %s", run.task_id)
 
     async def close(self) -> None:
-        """Stop every run still going and let other replicas take over their tasks at once."""
-        workers = [run.worker for run in self._runs.values() if run.worker is not None]
+        """Stop every run still going and, once what they staged is saved, let other replicas
+        take over their tasks at once."""
+        runs = list(self._runs.values())
+        workers = [run.worker for run in runs if run.worker is not None]
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+        # A replica taking a task over continues from the task as saved: a save of ours that
+        # committed after it read the task would make its own stale, and the task stuck.
+        for run in runs:
+            self._stage_unstaged(run)
+        saves = [run.last_save for run in runs if run.last_save is not None]
+        if saves:
+            await asyncio.wait(saves)
         await self.replicas.close()
         await self.bus.close()
         if self.deliveries is not None:
@@ -620,6 +635,7 @@ class TaskRuntime:
             saved.set_exception(exc)
         if outbox and self.deliveries is not None:
             saved.add_done_callback(partial(_wake_on_commit, self.deliveries))
+        run.last_save = saved
         return records, saved
 
     def _publishing(self, run: _Run) -> PublishQueue:
