@@ -22,7 +22,7 @@ from accord.errors import (
     TaskNotFound,
     UnsupportedOperation,
 )
-from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime, replicas
+from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime, bus, replicas
 from accord.runtime.publishing import AHEAD
 from accord.runtime.task_runtime import EVENTS_PER_TURN
 from accord.samples import echo
@@ -51,6 +51,7 @@ from agents_for_tests import (
     Silent,
     rejects_before_task,
 )
+from stores import Backend, backend_fixture  # noqa: F401 - fixtures
 
 RuntimeFactory = Callable[[AgentExecutor], TaskRuntime]
 
@@ -835,3 +836,31 @@ async def test_a_store_failing_mid_run_ends_the_request_with_an_error_not_a_hang
     assert records[-1].final
     assert isinstance(records[-1].error, InternalError)
     assert "reference" in records[-1].error.message
+
+
+@accord.agent(name="Fifteen hundred", description="Streams 1,500 chunks as fast as it can.")
+async def fifteen_hundred(context: RequestContext) -> AsyncIterator[str]:
+    for n in range(1500):
+        yield f"{n:04d}"
+
+
+async def test_a_stream_that_falls_behind_catches_up_from_the_log(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bus, "MAX_PENDING_RECORDS", 100)
+    runtime = TaskRuntime(fifteen_hundred.executor, await backend.open())
+    try:
+        execution = await runtime.start(params("go"))
+        seqs, texts = [], []
+        async with asyncio.timeout(SAFETY_TIMEOUT * 3):
+            async for record in execution:  # a reader slower than the agent
+                seqs.append(record.seq)
+                if isinstance(record.event, TaskArtifactUpdateEvent):
+                    texts += [part.text for part in record.event.artifact.parts]  # type: ignore[union-attr]
+                await asyncio.sleep(0.001)
+        watched = [r.seq async for r in runtime.watch(execution.task_id, after_seq=1)]
+    finally:
+        await runtime.close()
+    assert seqs == list(range(1, seqs[-1] + 1)), "every record, in order, none twice"
+    assert texts == [f"{n:04d}" for n in range(1500)]
+    assert watched == seqs[1:]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -28,7 +28,7 @@ from accord.errors import (
     TaskNotFound,
     UnsupportedOperation,
 )
-from accord.runtime.bus import EventBus, InProcessEventBus, Subscription
+from accord.runtime.bus import EventBus, InProcessEventBus, StreamOverrun, Subscription
 from accord.runtime.delivery import DeliveryWorker
 from accord.runtime.publishing import PublishQueue
 from accord.runtime.push import PushSender
@@ -55,6 +55,10 @@ log = logging.getLogger("accord.runtime")
 EVENTS_PER_TURN = 8
 # The most records a run stages as one save.
 _EVENTS_PER_SAVE = 64
+CATCH_UP = 256
+"""Records a reader catching up reads from the log at a time."""
+# Generators of closed executions being closed: kept until done, so none is collected first.
+_closing: set[asyncio.Future[None]] = set()
 
 
 @dataclass(eq=False)
@@ -108,10 +112,13 @@ class _RunSink(EventSink):
 class Execution(AsyncIterator[EventRecord]):
     """The records of one request's run, from its first event to its final one."""
 
-    def __init__(self, run: _Run, subscription: Subscription) -> None:
+    def __init__(self, runtime: TaskRuntime, run: _Run, subscription: Subscription) -> None:
         self.task_id = run.task_id
+        self._runtime = runtime
         self._run = run
         self._subscription = subscription
+        # Where the records come from after the subscription fell behind: the task's log.
+        self._catching_up: AsyncGenerator[EventRecord, None] | None = None
         self._done = False
 
     @property
@@ -123,7 +130,16 @@ class Execution(AsyncIterator[EventRecord]):
     async def __anext__(self) -> EventRecord:
         if self._done:
             raise StopAsyncIteration
-        record = await anext(self._subscription)
+        if self._catching_up is not None:
+            record = await anext(self._catching_up)
+        else:
+            try:
+                record = await anext(self._subscription)
+            except StreamOverrun as overrun:  # the rest from the log, then live again
+                self._subscription.close()
+                seen = overrun.data["lastEventId"]
+                self._catching_up = self._runtime.watch(self.task_id, after_seq=seen)
+                record = await anext(self._catching_up)
         if record.final:
             self.close()
         return record
@@ -137,6 +153,9 @@ class Execution(AsyncIterator[EventRecord]):
         """Stop watching; the agent keeps running."""
         self._done = True
         self._subscription.close()
+        if self._catching_up is not None:
+            _closing.add(task := asyncio.ensure_future(self._catching_up.aclose()))
+            task.add_done_callback(_closing.discard)
 
 
 class TaskRuntime:
@@ -242,7 +261,7 @@ class TaskRuntime:
                 apply_event(task, message)
                 await self._record(run, task, final=False)
         run.worker = asyncio.create_task(self._execute(run), name=f"accord-task-{task_id}")
-        return Execution(run, subscription)
+        return Execution(self, run, subscription)
 
     async def _resumable(
         self, message: Message, owner: str, create_if_missing: bool = False
@@ -313,50 +332,73 @@ class TaskRuntime:
 
     async def watch(
         self, task_id: str, after_seq: int | None = None, owner: str | None = None
-    ) -> AsyncIterator[EventRecord]:
+    ) -> AsyncGenerator[EventRecord, None]:
         """Follow a task until it ends: through every turn, a pause for the client's input
         included (a subscription lasts while the task is not terminal).
 
         Without `after_seq`: the task as it is now, then each change. With it (the last
         sequence number the caller saw): exactly the logged events it missed, then live ones;
         when the log no longer reaches back that far, the current task stands in for them.
-        Another caller than `owner` (when given) gets TaskNotFound.
+        A reader that falls too far behind the live events (StreamOverrun) catches up from
+        the log the same way, a page at a time, and goes on live. Another caller than
+        `owner` (when given) gets TaskNotFound.
         """
-        subscription = self.bus.subscribe(task_id)
-        try:
-            if after_seq is None:
-                task, seq = await self._current(task_id, owner)
-            else:  # measured against the log: a live run's task can be ahead of its saves
-                stored = await self._stored(task_id, owner)
-                task, seq = stored.task, stored.seq
-            missed = [] if after_seq is None else await self.store.events_after(task_id, after_seq)
-            if after_seq is not None and (
-                missed[0].seq == after_seq + 1 if missed else after_seq >= seq
-            ):
-                last = after_seq
+        while True:
+            subscription = self.bus.subscribe(task_id)
+            try:
+                async for record in self._follow(subscription, task_id, after_seq, owner):
+                    yield record
+                    after_seq = record.seq
+                return
+            except StreamOverrun:
+                continue  # from the log, after the last record yielded
+            finally:
+                subscription.close()
+
+    async def _follow(
+        self, subscription: Subscription, task_id: str, after_seq: int | None, owner: str | None
+    ) -> AsyncIterator[EventRecord]:
+        """One round of `watch` on `subscription`: what the log holds after `after_seq` (or
+        the task as it is now), then live records until the task ends."""
+        if after_seq is None:
+            task, seq = await self._current(task_id, owner)
+        else:  # measured against the log: a live run's task can be ahead of its saves
+            stored = await self._stored(task_id, owner)
+            task, seq = stored.task, stored.seq
+        # As of now: a store may hand out the live task, which moves on while this goes.
+        ended = task.status.state.is_terminal
+        missed = [] if after_seq is None else await self._logged(task_id, after_seq)
+        if after_seq is not None and (
+            missed[0].seq == after_seq + 1 if missed else after_seq >= seq
+        ):
+            last = after_seq
+            while missed:
                 for record in missed:
                     yield record
                     last = record.seq
                     if record.ends_task:
                         return
-                if task.status.state.is_terminal and last >= seq:
-                    if last == after_seq:  # the caller has seen the end already
-                        raise _nothing_to_follow(task)
-                    return
-            else:
-                if task.status.state.is_terminal:
+                missed = await self._logged(task_id, last) if len(missed) == CATCH_UP else []
+            if ended and last >= seq:
+                if last == after_seq:  # the caller has seen the end already
                     raise _nothing_to_follow(task)
-                # Not final even when the task waits for input: this stream goes on.
-                yield EventRecord.of(task_id, seq, task, final=False)
-                last = seq
-            async for record in subscription:
-                if record.seq <= last:
-                    continue
-                yield record
-                if record.ends_task:
-                    return
-        finally:
-            subscription.close()
+                return
+        else:
+            if ended:
+                raise _nothing_to_follow(task)
+            # Not final even when the task waits for input: this stream goes on.
+            yield EventRecord.of(task_id, seq, task, final=False)
+            last = seq
+        async for record in subscription:
+            if record.seq <= last:
+                continue
+            yield record
+            if record.ends_task:
+                return
+
+    async def _logged(self, task_id: str, after_seq: int) -> list[EventRecord]:
+        """The next page of a task's log after `after_seq` (CATCH_UP records at most)."""
+        return await self.store.events_after(task_id, after_seq, limit=CATCH_UP)
 
     async def _current(self, task_id: str, owner: str | None = None) -> tuple[Task, int]:
         run = self._live(task_id, owner)

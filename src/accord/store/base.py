@@ -117,8 +117,11 @@ class TaskStore(ABC):
         return self._last_staged
 
     @abstractmethod
-    async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
-        """The logged events of a task with a sequence number above `seq`, in order."""
+    async def events_after(
+        self, task_id: str, seq: int, limit: int | None = None
+    ) -> list[EventRecord]:
+        """The logged events of a task with a sequence number above `seq`, in order (the
+        first `limit` of them, when given)."""
 
     @abstractmethod
     async def list_tasks(self, query: TaskQuery) -> TaskPage:

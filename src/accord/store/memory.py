@@ -167,11 +167,13 @@ class InMemoryTaskStore(TaskStore):
         for delivery in outbox:
             self._outbox[delivery.id] = delivery
 
-    async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
+    async def events_after(
+        self, task_id: str, seq: int, limit: int | None = None
+    ) -> list[EventRecord]:
+        after = [entry for entry in self._events.get(task_id, ()) if entry[1] > seq]
         return [
             EventRecord.decoded(task_id, logged_seq, payload, final=final)
-            for _, logged_seq, final, payload in self._events.get(task_id, ())
-            if logged_seq > seq
+            for _, logged_seq, final, payload in after[:limit]
         ]
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:

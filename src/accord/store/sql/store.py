@@ -312,12 +312,15 @@ class SqlTaskStore(TaskStore):
         target = ConnectionTarget(connection, self._batch_statements)
         return write_batch(target, batch, self.retention.max_events_per_task)
 
-    async def events_after(self, task_id: str, seq: int) -> list[EventRecord]:
+    async def events_after(
+        self, task_id: str, seq: int, limit: int | None = None
+    ) -> list[EventRecord]:
         async with self._reading() as connection:
             result = await connection.execute(
                 select(task_events)
                 .where(task_events.c.task_id == task_id, task_events.c.seq > seq)
                 .order_by(task_events.c.seq)
+                .limit(limit)
             )
             return [event_record(row) for row in result]
 
