@@ -15,6 +15,7 @@ from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
 from accord.core.call_context import CallContext
 from accord.core.deliveries import Delivery
 from accord.core.failures import report_failure
+from accord.core.futures import mark_seen
 from accord.core.principal import ANONYMOUS_OWNER, Principal
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.query import RUNNING_STATES
@@ -690,7 +691,7 @@ class TaskRuntime:
         at the latest (a task without a live runner is an orphan to the other replicas)."""
         if self.store.tracks_runners:
             run.claimed = self.store.stage_claim(run.task_id, self.replica_id)
-            run.claimed.add_done_callback(_retrieve)
+            run.claimed.add_done_callback(mark_seen)  # a run may end before it waits for it
 
     async def _publish(self, run: _Run, record: EventRecord) -> None:
         await self.bus.publish(record)
@@ -714,12 +715,6 @@ class TaskRuntime:
         run = self._runs.get(task_id)
         if run is not None:
             run.push_configs = None
-
-
-def _retrieve(done: asyncio.Future[None]) -> None:
-    """Mark the outcome seen: a run that ends before it waits for its claim raises nothing."""
-    if not done.cancelled():
-        done.exception()
 
 
 def _wake_on_commit(deliveries: DeliveryWorker, saved: asyncio.Future[None]) -> None:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import ClassVar
 
 from accord.core.deliveries import Delivery
+from accord.core.futures import mark_seen
 from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.query import TaskPage, TaskQuery
@@ -233,7 +234,8 @@ class TaskStore(ABC):
         """
         *earlier, last = records
         for record in earlier:
-            self.stage(task, record.seq, record, owner=owner).add_done_callback(_seen)
+            # A failed save fails every later one, the last included: its error is reported there.
+            self.stage(task, record.seq, record, owner=owner).add_done_callback(mark_seen)
         return self.stage(task, last.seq, last, owner=owner, outbox=outbox)
 
     def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
@@ -260,9 +262,3 @@ class TaskStore(ABC):
 
     async def close(self) -> None:
         """Release connections; the default has nothing to release."""
-
-
-def _seen(done: Future[None]) -> None:
-    """Mark an outcome retrieved: a failed save fails every later one, the last included."""
-    if not done.cancelled():
-        done.exception()
