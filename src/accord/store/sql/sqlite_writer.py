@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import URL, Table
@@ -39,26 +40,8 @@ from accord.store.sql.schema import (
 
 THREAD_NAME = "accord-sqlite-writer"
 
-# sqlite3 takes named parameters from the dicts the batch holds as they are.
-_DIALECT = sqlite.dialect(paramstyle="named")
+_DIALECT = sqlite.dialect(paramstyle="qmark")
 _STATEMENTS = DialectStatements(sqlite.insert)
-
-
-def _sql(statement: Any, *column_keys: str) -> str:
-    """A batch statement's SQL, compiled once (`column_keys`: the columns an INSERT/UPDATE sets)."""
-    return str(statement.compile(dialect=_DIALECT, column_keys=list(column_keys) or None))
-
-
-_CREATE_TASK = _sql(_STATEMENTS.create_task, *NEW_TASK_COLUMNS)
-_UPDATE_TASK = _sql(UPDATE_TASK, *TASK_CHANGES)
-_APPEND_TO_TASK = _sql(APPEND_TO_TASK, tasks.c.seq.key)
-_STORED_SEQ = _sql(STORED_SEQ)
-_WRITE_SNAPSHOT = _sql(_STATEMENTS.write_snapshot, *(column.key for column in task_snapshots.c))
-_LOG_EVENT = _sql(LOG_EVENT)
-_ENQUEUE_DELIVERY = _sql(ENQUEUE_DELIVERY, *(column.key for column in push_deliveries.c))
-_TRIM_LOG = _sql(TRIM_LOG)
-_CLAIM_RUNNER = _sql(_STATEMENTS.claim_runner, *(column.key for column in task_runners.c))
-_FORGET_RUNNER = _sql(FORGET_RUNNER)
 
 
 def utc_text(value: datetime | None) -> str | None:
@@ -71,31 +54,69 @@ def utc_text(value: datetime | None) -> str | None:
     return value.isoformat(" ", "microseconds")
 
 
-def _encoder(table: Table) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The copy of a row that sqlite3 stores as SQLAlchemy would (timestamps as sortable text).
+class _LastUtcText:
+    """`utc_text` that remembers its last answer: a save's rows share one `now`."""
 
-    The column types' own bind processors do it, so rows the engine reads back come out
-    right; timestamps take `utc_text`, the same text at a fraction of the processors' cost.
-    """
-    processors = [
-        (column.key, utc_text if isinstance(column.type, UtcDateTime) else processor)
-        for column in table.c
-        if (processor := column.type.dialect_impl(_DIALECT).bind_processor(_DIALECT)) is not None
-    ]
+    def __init__(self) -> None:
+        self._last: tuple[datetime | None, str | None] = (None, None)
 
-    def encode(row: dict[str, Any]) -> dict[str, Any]:
-        encoded = dict(row)  # a failed batch is retried with the same rows
-        for key, process in processors:
-            if key in encoded:
-                encoded[key] = process(encoded[key])
+    def __call__(self, value: datetime | None) -> str | None:
+        last = self._last  # one attribute: stores of two writer threads may share it
+        if value is not last[0]:
+            last = self._last = (value, utc_text(value))
+        return last[1]
+
+
+class _Statement:
+    """A batch statement compiled once for sqlite3's positional parameters, and the parameters
+    of a row in that order, stored as SQLAlchemy would store them (timestamps as sortable
+    text, by `utc_text`), so rows the engine reads back come out right."""
+
+    def __init__(self, statement: Any, table: Table, *column_keys: str) -> None:
+        compiled = statement.compile(dialect=_DIALECT, column_keys=list(column_keys) or None)
+        self.sql = str(compiled)
+        names: list[str] = list(compiled.positiontup or ())
+        self._values = itemgetter(*names) if len(names) > 1 else lambda row: (row[names[0]],)
+        columns = {column.key: column for column in table.c}
+        self._processors: list[tuple[int, Callable[[Any], Any]]] = []
+        timestamps = _LastUtcText()
+        for at, name in enumerate(names):
+            column = columns.get(name)
+            if column is None:
+                continue
+            if isinstance(column.type, UtcDateTime):
+                self._processors.append((at, timestamps))
+            elif (
+                processor := column.type.dialect_impl(_DIALECT).bind_processor(_DIALECT)
+            ) is not None:
+                self._processors.append((at, processor))
+
+    def parameters(self, row: dict[str, Any]) -> Sequence[Any]:
+        values = self._values(row)
+        if not self._processors:
+            return values
+        encoded = list(values)
+        for at, process in self._processors:
+            encoded[at] = process(encoded[at])
         return encoded
 
-    return encode
 
-
-_TASK_ROW = _encoder(tasks)
-_EVENT_ROW = _encoder(task_events)
-_DELIVERY_ROW = _encoder(push_deliveries)
+_CREATE_TASK = _Statement(_STATEMENTS.create_task, tasks, *NEW_TASK_COLUMNS)
+_UPDATE_TASK = _Statement(UPDATE_TASK, tasks, *TASK_CHANGES)
+_APPEND_TO_TASK = _Statement(APPEND_TO_TASK, tasks, tasks.c.seq.key)
+_STORED_SEQ = _Statement(STORED_SEQ, tasks)
+_WRITE_SNAPSHOT = _Statement(
+    _STATEMENTS.write_snapshot, task_snapshots, *(column.key for column in task_snapshots.c)
+)
+_LOG_EVENT = _Statement(LOG_EVENT, task_events)
+_ENQUEUE_DELIVERY = _Statement(
+    ENQUEUE_DELIVERY, push_deliveries, *(column.key for column in push_deliveries.c)
+)
+_TRIM_LOG = _Statement(TRIM_LOG, task_events)
+_CLAIM_RUNNER = _Statement(
+    _STATEMENTS.claim_runner, task_runners, *(column.key for column in task_runners.c)
+)
+_FORGET_RUNNER = _Statement(FORGET_RUNNER, task_runners)
 
 
 class _SqliteTarget:
@@ -104,36 +125,42 @@ class _SqliteTarget:
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._connection = connection
 
+    def _one(self, statement: _Statement, row: dict[str, Any]) -> sqlite3.Cursor:
+        return self._connection.execute(statement.sql, statement.parameters(row))
+
+    def _many(self, statement: _Statement, rows: list[dict[str, Any]]) -> None:
+        self._connection.executemany(statement.sql, map(statement.parameters, rows))
+
     def create_task(self, row: dict[str, Any]) -> bool:
-        return self._connection.execute(_CREATE_TASK, _TASK_ROW(row)).rowcount == 1
+        return self._one(_CREATE_TASK, row).rowcount == 1
 
     def update_task(self, row: dict[str, Any]) -> bool:
-        return self._connection.execute(_UPDATE_TASK, _TASK_ROW(row)).rowcount == 1
+        return self._one(_UPDATE_TASK, row).rowcount == 1
 
     def append_to_task(self, row: dict[str, Any]) -> bool:
-        return self._connection.execute(_APPEND_TO_TASK, row).rowcount == 1
+        return self._one(_APPEND_TO_TASK, row).rowcount == 1
 
     def stored_seq(self, task_id: str) -> int | None:
-        row = self._connection.execute(_STORED_SEQ, {"task_id": task_id}).fetchone()
+        row = self._one(_STORED_SEQ, {"task_id": task_id}).fetchone()
         return row[0] if row is not None else None
 
     def write_snapshots(self, rows: list[dict[str, Any]]) -> None:
-        self._connection.executemany(_WRITE_SNAPSHOT, rows)
+        self._many(_WRITE_SNAPSHOT, rows)
 
     def log_events(self, rows: list[dict[str, Any]]) -> None:
-        self._connection.executemany(_LOG_EVENT, [_EVENT_ROW(row) for row in rows])
+        self._many(_LOG_EVENT, rows)
 
     def enqueue_deliveries(self, rows: list[dict[str, Any]]) -> None:
-        self._connection.executemany(_ENQUEUE_DELIVERY, [_DELIVERY_ROW(row) for row in rows])
+        self._many(_ENQUEUE_DELIVERY, rows)
 
     def trim_logs(self, rows: list[dict[str, Any]]) -> None:
-        self._connection.executemany(_TRIM_LOG, rows)
+        self._many(_TRIM_LOG, rows)
 
     def claim_runners(self, rows: list[dict[str, Any]]) -> None:
-        self._connection.executemany(_CLAIM_RUNNER, rows)
+        self._many(_CLAIM_RUNNER, rows)
 
     def forget_runners(self, rows: list[dict[str, Any]]) -> None:
-        self._connection.executemany(_FORGET_RUNNER, rows)
+        self._many(_FORGET_RUNNER, rows)
 
 
 class SqliteBatchWriter:
