@@ -27,6 +27,7 @@ from accord.runtime.state_machine import TaskChange, apply_event, new_task
 from accord.server.service import A2AService
 from accord.store import InMemoryTaskStore, StaleTaskError, TaskQuery, TaskStore, open_store
 from accord.store.sql import SchemaVersionError, SqlTaskStore, create_sql_engine, sql_url, upgrade
+from accord.store.sql.batches import TRIM_SWEEP, trim
 from accord.store.sql.migrations import (
     BASELINE_VERSION,
     MIGRATIONS,
@@ -34,6 +35,7 @@ from accord.store.sql.migrations import (
     UpgradeResult,
     head_version,
 )
+from accord.store.sql.rows import pack_events, unpack_events
 from accord.store.sql.schema import (
     metadata,
     push_configs,
@@ -224,9 +226,15 @@ async def test_stores_starting_together_create_the_schema_once(sql_backend: Back
 NOW = datetime.now(UTC)
 
 
+async def create_version_5(connection: AsyncConnection) -> None:
+    """The tables as accord made them at schema version 5: one event in each log row."""
+    await connection.run_sync(metadata.create_all)
+    await connection.execute(text(f"ALTER TABLE {task_events} DROP COLUMN first_seq"))
+
+
 async def create_version_3(connection: AsyncConnection) -> None:
     """The tables as accord made them at schema version 3: tasks without owners, no outbox."""
-    await connection.run_sync(metadata.create_all)
+    await create_version_5(connection)
     await connection.execute(text(f"DROP TABLE {push_deliveries}"))
     await connection.execute(text("DROP INDEX ix_accord_tasks_owner_listing"))
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN owner"))
@@ -238,6 +246,49 @@ async def create_version_2(connection: AsyncConnection) -> None:
     await connection.execute(text(f"DROP TABLE {task_snapshots}"))
     await connection.execute(text(f"ALTER TABLE {tasks} ADD COLUMN task TEXT"))
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
+
+
+async def test_the_log_of_a_version_5_database_replays_beside_rows_of_several_events(
+    sql_backend: Backend,
+) -> None:
+    task = Task(
+        id="old",
+        context_id="ctx",
+        status=TaskStatus(state=TaskState.WORKING, timestamp="2024-05-01T12:00:00.000Z"),
+    )
+    working = TaskStatusUpdateEvent(
+        task_id="old", context_id="ctx", status=task.status, final=False
+    )
+    row = {"id": task.id, "context_id": "ctx", "state": "working", "updated_at": NOW, "seq": 2}
+    row |= {"created_at": NOW, "finished_at": None}
+    engine = sql_backend.engine()
+    try:
+        async with engine.begin() as connection:  # what accord made at schema version 5
+            await create_version_5(connection)
+            for version in range(1, 6):
+                step = {"version": version, "description": "old", "applied_at": NOW}
+                await connection.execute(insert(schema_version).values(step))
+            await connection.execute(insert(tasks).values(row))
+            json = task.to_json().decode()
+            await connection.execute(insert(task_snapshots).values(task_id=task.id, task=json))
+            for seq, event in enumerate((task, working), start=1):
+                logged = {"task_id": task.id, "seq": seq, "final": False, "created_at": NOW}
+                logged["payload"] = event.to_json()
+                await connection.execute(insert(task_events).values(logged))
+        upgraded = await upgrade(engine)
+    finally:
+        await engine.dispose()
+    store = await sql_backend.open()
+    old_payloads = [task.to_json(), working.to_json()]
+    stream = Stream(store, task, seq=2)
+
+    await stream.chunks_together(3)
+    await stream.read_back()
+    assert upgraded == UpgradeResult(5, HEAD)
+    logged = await store.events_after(task.id, 0)
+    assert [r.seq for r in logged] == [1, 2, 3, 4, 5]
+    assert [r.payload for r in logged[:2]] == old_payloads
+    assert [r.seq for r in await store.events_after(task.id, 1, limit=2)] == [2, 3]
 
 
 OLD_CONFIG = '{"url": "https://old/hook", "id": "c"}'
@@ -849,3 +900,32 @@ def test_the_sqlite_writer_stores_timestamps_as_sqlalchemy_would(moment: datetim
     processor = tasks.c.created_at.type.dialect_impl(dialect).bind_processor(dialect)
     assert processor is not None
     assert utc_text(moment) == processor(moment)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.binary(max_size=64)), min_size=2, max_size=8))
+def test_events_packed_in_one_row_unpack_as_they_were(events: list[tuple[bool, bytes]]) -> None:
+    records = [
+        EventRecord("t", seq, None, final, payload)
+        for seq, (final, payload) in enumerate(events, start=5)
+    ]
+    packed = pack_events(records)
+
+    assert unpack_events(packed) == events
+    for cut in range(len(packed)):  # a damaged row says so instead of losing events silently
+        try:
+            unpacked = unpack_events(packed[:cut])
+        except ValueError:
+            continue
+        assert len(unpacked) < len(events) and unpacked == events[: len(unpacked)]
+
+
+def test_a_log_trim_sweeps_whenever_its_range_passes_a_multiple_of_the_sweep() -> None:
+    def start(first: int, up_to: int) -> int:
+        trimmed_from: int = trim("t", first, up_to)["trimmed_from"]
+        return trimmed_from
+
+    assert start(5, 5) == 5  # one event: the one that fell out of the bound
+    assert start(TRIM_SWEEP, TRIM_SWEEP) == 0
+    assert start(TRIM_SWEEP - 2, TRIM_SWEEP + 3) == 0  # several, passing a multiple
+    assert start(TRIM_SWEEP + 1, TRIM_SWEEP + 5) == TRIM_SWEEP + 1
+    assert start(-3, 2) == 0  # a first row's range starts before the log

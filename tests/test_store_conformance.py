@@ -346,6 +346,45 @@ async def test_a_bounded_log_keeps_every_chunk_of_the_task(backend: Backend) -> 
     )
 
 
+async def test_events_saved_together_replay_from_any_event(store: TaskStore) -> None:
+    stream = Stream(store, make_task())
+    saved = await stream.together(stream.task, stream.status_event(TaskState.WORKING))
+    for count in (3, 1, 7):
+        saved += await stream.together(
+            *(stream.chunk_event("answer", f"{n:04d}") for n in range(count))
+        )
+        await stream.read_back()
+    saved += await stream.together(
+        stream.chunk_event("answer", "last"), stream.status_event(TaskState.COMPLETED)
+    )
+    await stream.read_back()
+
+    logged = await store.events_after(stream.task.id, 0)
+    assert [(r.seq, r.final, r.payload) for r in logged] == [
+        (r.seq, r.final, r.payload) for r in saved
+    ]
+    assert [r.event for r in logged[1:]] == [r.event for r in saved[1:]]  # [0]: the live task
+    for after in range(stream.seq + 1):
+        rest = list(range(after + 1, stream.seq + 1))
+        assert [r.seq for r in await store.events_after(stream.task.id, after)] == rest
+        assert [r.seq for r in await store.events_after(stream.task.id, after, 2)] == rest[:2]
+
+
+async def test_a_bounded_log_of_events_saved_together_keeps_the_newest(backend: Backend) -> None:
+    store = await backend.open(Retention(max_events_per_task=4))
+    stream = Stream(store, make_task())
+    await stream.start()
+    for _ in range(30):
+        await stream.chunks_together(5)
+
+    await stream.read_back()
+    kept = [r.seq for r in await store.events_after(stream.task.id, 0)]
+    assert kept == list(range(kept[0], stream.seq + 1))
+    # The bound's newest events, and on SQL stores at most the rest of the row that holds
+    # the oldest of them.
+    assert 4 <= len(kept) < 4 + 5
+
+
 async def test_cleanup_of_old_events_keeps_every_chunk_of_a_running_task(backend: Backend) -> None:
     store = await backend.open(Retention(finished_task_ttl=None, event_ttl=timedelta(hours=1)))
     stream = Stream(store, make_task())

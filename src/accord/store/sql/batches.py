@@ -264,7 +264,7 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
                     claimed_before_end[write.task_id] = claimed
                 runners[write.task_id] = None
     trims = [
-        trim(event["task_id"], event["seq"] - bound)
+        trim(event["task_id"], (event["first_seq"] or event["seq"]) - bound, event["seq"] - bound)
         for event in events
         if bound is not None and event["seq"] > bound
     ]
@@ -288,19 +288,21 @@ def follow_up(batch: Sequence[Write], outcomes: Sequence[Outcome], bound: int | 
 
 
 TRIM_SWEEP = 1024
-"""Every so many events, a trim drops all older events of the task instead of just one."""
+"""Every so many events, a trim drops all older events of the task instead of just a few."""
 
 
-def trim(task_id: str, up_to: int) -> dict[str, Any]:
-    """The log trim that an event brings along, `up_to` being its seq less the bound.
+def trim(task_id: str, first: int, up_to: int) -> dict[str, Any]:
+    """The log trim that a logged row of events brings along, `first` and `up_to` being its
+    first and last seq less the bound: the rows whose events all fell out of the bound with it.
 
-    It drops the one event that fell out of the bound, a lookup by key: a range starting at
-    the log's oldest event would step over every event deleted before it (PostgreSQL keeps
-    them in the index until vacuumed), each time. Every TRIM_SWEEP events the range starts
-    at the beginning, for what the one-for-one trims left (a bound that was lowered).
+    A row is found by its last seq, so the trim looks those up in `first`..`up_to`: a range
+    starting at the log's oldest event would step over every event deleted before it
+    (PostgreSQL keeps them in the index until vacuumed), each time. Whenever the range passes
+    a multiple of TRIM_SWEEP it starts at the beginning, for what the others left (a bound
+    that was lowered).
     """
-    first = 0 if up_to % TRIM_SWEEP == 0 else up_to
-    return {"trimmed_task": task_id, "trimmed_from": first, "up_to": up_to}
+    sweep = up_to // TRIM_SWEEP != (first - 1) // TRIM_SWEEP
+    return {"trimmed_task": task_id, "trimmed_from": 0 if sweep else first, "up_to": up_to}
 
 
 class ConnectionTarget:

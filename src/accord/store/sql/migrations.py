@@ -78,6 +78,11 @@ def _push_outbox(connection: Connection) -> None:
     push_deliveries.create(connection)
 
 
+def _packed_events(connection: Connection) -> None:
+    # NULL: the row holds one event, as every row written before this step does.
+    connection.execute(text("ALTER TABLE accord_task_events ADD COLUMN first_seq BIGINT"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
     Migration(
@@ -85,6 +90,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(4, "tasks belong to the caller that created them", _task_owners),
     Migration(5, "an outbox of webhook deliveries", _push_outbox),
+    Migration(6, "the events of one save logged in one row", _packed_events),
 )
 """The steps after the baseline, oldest first."""
 

@@ -58,20 +58,55 @@ def stored_task(row: Any, tail: Sequence[bytes] = ()) -> StoredTask:
     return StoredTask(task, row.seq, row.owner)
 
 
-def event_values(record: EventRecord, now: datetime) -> dict[str, Any]:
-    """The row of a logged event."""
+def event_values(records: Sequence[EventRecord], now: datetime) -> dict[str, Any]:
+    """The log row of the records of one save (consecutive events of one task): the one
+    event as it is, or several packed into one row (`pack_events`), one row to write."""
+    last = records[-1]
+    packed = len(records) > 1
     return {
-        "task_id": record.task_id,
-        "seq": record.seq,
-        "final": record.final,
-        "payload": record.payload,
+        "task_id": last.task_id,
+        "seq": last.seq,
+        "final": last.final,
+        "payload": pack_events(records) if packed else last.payload,
         "created_at": now,
+        "first_seq": records[0].seq if packed else None,
     }
 
 
-def event_record(row: Any) -> EventRecord:
-    """A logged event, its payload the bytes that were saved."""
-    return EventRecord.decoded(row.task_id, row.seq, bytes(row.payload), final=row.final)
+def event_records(row: Any) -> list[EventRecord]:
+    """The events of a log row (columns `task_id`, `seq`, `first_seq`, `final`, `payload`),
+    their payloads the bytes that were saved."""
+    payload = bytes(row.payload)
+    if row.first_seq is None:
+        return [EventRecord.decoded(row.task_id, row.seq, payload, final=row.final)]
+    events = unpack_events(payload)
+    if len(events) != row.seq - row.first_seq + 1:
+        raise ValueError(f"the log row of task {row.task_id} up to event {row.seq} is damaged")
+    return [
+        EventRecord.decoded(row.task_id, seq, event, final=final)
+        for seq, (final, event) in enumerate(events, start=row.first_seq)
+    ]
+
+
+def pack_events(records: Sequence[EventRecord]) -> bytes:
+    """Several records' payloads in one: each behind a line `FINAL LENGTH` (`1 205`)."""
+    return b"".join(
+        b"%d %d\n%b" % (record.final, len(record.payload), record.payload) for record in records
+    )
+
+
+def unpack_events(packed: bytes) -> list[tuple[bool, bytes]]:
+    """The (final, payload) pairs `pack_events` packed, in order; ValueError if damaged."""
+    events: list[tuple[bool, bytes]] = []
+    at = 0
+    while at < len(packed):
+        line_end = packed.index(b"\n", at)
+        final, length = packed[at:line_end].split(b" ")
+        at = line_end + 1 + int(length)
+        if at > len(packed):
+            raise ValueError("a packed event runs past the end of its row")
+        events.append((final == b"1", packed[line_end + 1 : at]))
+    return events
 
 
 def push_target(row: Any) -> PushTarget:

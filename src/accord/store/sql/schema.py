@@ -101,9 +101,13 @@ task_events = Table(
     Column("task_id", _key(), primary_key=True),
     Column("seq", BigInteger, primary_key=True, autoincrement=False),
     Column("final", Boolean, nullable=False),
-    # The record's payload bytes, exactly as the runtime serialized the event.
+    # The record's payload bytes, exactly as the runtime serialized the event (the last
+    # event's `final` above, and several payloads packed when `first_seq` is set).
     Column("payload", LargeBinary, nullable=False),
     Column("created_at", UtcDateTime(), nullable=False),
+    # When the row holds the events of one save from `first_seq` to `seq`, packed (see
+    # accord.store.sql.rows.pack_events); NULL when it holds the one event `seq`.
+    Column("first_seq", BigInteger, nullable=True),
 )
 Index("ix_accord_task_events_created_at", task_events.c.created_at)
 

@@ -50,7 +50,7 @@ from accord.store.sql.postgres_writer import one_write_per_task, write_postgres_
 from accord.store.sql.rows import (
     delivery,
     delivery_values,
-    event_record,
+    event_records,
     event_values,
     push_target,
     stored_task,
@@ -181,7 +181,7 @@ class SqlTaskStore(TaskStore):
             if row.snapshot_seq is None:
                 return stored_task(row)
             result = await connection.execute(
-                select(task_events.c.payload)
+                select(task_events)
                 .where(
                     task_events.c.task_id == row.id,
                     task_events.c.seq > row.snapshot_seq,
@@ -189,7 +189,12 @@ class SqlTaskStore(TaskStore):
                 )
                 .order_by(task_events.c.seq)
             )
-            tail = [bytes(payload) for payload in result.scalars()]
+            tail = [
+                record.payload
+                for logged in result
+                for record in event_records(logged)
+                if record.seq > row.snapshot_seq
+            ]
             if len(tail) == row.seq - row.snapshot_seq:
                 return stored_task(row, tail)
             row = (await connection.execute(_task_read(row.id))).first()
@@ -262,7 +267,7 @@ class SqlTaskStore(TaskStore):
         """The rows of a save from version `previous` to `seq`, made now (the caller may
         change `task` next)."""
         now = datetime.now(UTC)
-        events = tuple(event_values(record, now) for record in records)
+        events = (event_values(records, now),) if records else ()
         if records and all(self._snapshots.appends(task.id, r.seq, r) for r in records):
             values: dict[str, Any] = {"task_id": task.id, "previous_seq": previous, "seq": seq}
             return TaskSave(task.id, previous, seq, values, events, terminal=False, appended=True)
@@ -320,9 +325,12 @@ class SqlTaskStore(TaskStore):
                 select(task_events)
                 .where(task_events.c.task_id == task_id, task_events.c.seq > seq)
                 .order_by(task_events.c.seq)
-                .limit(limit)
+                .limit(limit)  # a row holds one event or more: enough rows for `limit`
             )
-            return [event_record(row) for row in result]
+            records = [
+                record for row in result for record in event_records(row) if record.seq > seq
+            ]
+        return records[:limit]
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         after = Cursor.decode(query.page_token) if query.page_token else None
