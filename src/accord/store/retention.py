@@ -26,8 +26,9 @@ class Retention:
     `finished_task_ttl`: how long a task is kept after it reached a terminal state (its
     events and push configs go with it). `event_ttl`: how long a logged event is kept, even
     for a task still going. `max_events_per_task`: the newest events kept in a task's log;
-    older ones are dropped as new ones arrive. Replays that reach back further than the log
-    fall back to the task itself.
+    older ones are dropped as new ones arrive (the SQL stores drop the events of one save
+    together, so they may keep up to a save's worth more). Replays that reach back further
+    than the log fall back to the task itself.
     """
 
     finished_task_ttl: timedelta | None = DEFAULT_FINISHED_TASK_TTL
