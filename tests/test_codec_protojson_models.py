@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from pydantic_core import to_json
 
 from accord.codecs import protojson, v1_0
+from accord.core.query import TaskPage
 from accord.errors import InvalidParams
 from accord.types import (
     Artifact,
@@ -104,9 +105,13 @@ artifact_updates = st.builds(
 )
 
 
-def converted(converter: protojson.Converter, model: Task | Message | Any) -> bytes:
+def converted_dict(converter: protojson.Converter, model: Any) -> dict[str, Any]:
     """The ProtoJSON of `model` the general way: converted from its 0.3 JSON."""
-    return to_json(converter.to_v1(model.to_wire()))
+    return converter.to_v1(model.to_wire())
+
+
+def converted(converter: protojson.Converter, model: Any) -> bytes:
+    return to_json(converted_dict(converter, model))
 
 
 @PROPERTY
@@ -117,6 +122,21 @@ def test_a_send_result_read_from_the_model_is_the_converted_one(result: Task | M
     assert encoded == converted(protojson.SEND_MESSAGE_RESPONSE, result)
     if isinstance(result, Task):
         assert v1_0.task_result(result) == converted(protojson.TASK, result)
+
+
+@PROPERTY
+@given(st.lists(tasks, max_size=3), texts)
+def test_a_page_of_tasks_read_from_the_models_is_the_converted_one(
+    listed: list[Task], token: str
+) -> None:
+    page = TaskPage(listed, token, 50, len(listed))
+    expected = {
+        "tasks": [converted_dict(protojson.TASK, task) for task in listed],
+        "nextPageToken": token,
+        "pageSize": 50,
+        "totalSize": len(listed),
+    }
+    assert v1_0.list_tasks_result(page) == to_json(expected)
 
 
 @PROPERTY

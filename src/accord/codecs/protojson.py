@@ -50,13 +50,24 @@ class ModelConverter(Converter, Protocol):
     def dump(self, obj: Any) -> dict[str, Any]: ...
 
 
+def dumped(converter: ModelConverter, model: A2AModel) -> dict[str, Any]:
+    """`converter.to_v1(model.to_wire())`, read from the model where it can be (for JSON
+    encoded by `encode_dumped`)."""
+    if type(model) in converter.models:
+        return converter.dump(model)
+    return converter.to_v1(model.to_wire())
+
+
+def encode_dumped(value: Any) -> bytes:
+    """The JSON of what holds `dumped` objects. Their values not yet encoded (metadata, data)
+    are encoded as the models' own dump encodes them: models among them by alias without
+    nulls, infinities and NaN as null (what was converted from a dump is JSON already)."""
+    return to_json(value, by_alias=True, exclude_none=True, inf_nan_mode="null")
+
+
 def encode(converter: ModelConverter, model: A2AModel) -> bytes:
     """The ProtoJSON bytes of `model`: those of `converter.to_v1(model.to_wire())`."""
-    if type(model) in converter.models:
-        # The values not yet encoded (metadata, data) are encoded as the models' own JSON
-        # encodes them: models among them by alias without nulls, infinities and NaN as null.
-        return to_json(converter.dump(model), by_alias=True, exclude_none=True, inf_nan_mode="null")
-    return to_json(converter.to_v1(model.to_wire()))
+    return encode_dumped(dumped(converter, model))
 
 
 class ProtoEnum:

@@ -23,7 +23,9 @@ from accord.codecs.protojson import (
     TASK,
     TASK_STATE,
     Converter,
+    dumped,
     encode,
+    encode_dumped,
     proto_object,
 )
 from accord.codecs.versions import ProtocolVersion
@@ -290,9 +292,9 @@ def converted_record(record: EventRecord, key: str, converter: Converter) -> byt
 
 
 def list_tasks_result(page: TaskPage) -> bytes:
-    return to_json(
+    return encode_dumped(
         {
-            "tasks": [TASK.to_v1(task.to_wire()) for task in page.tasks],
+            "tasks": [dumped(TASK, task) for task in page.tasks],
             "nextPageToken": page.next_page_token,
             "pageSize": page.page_size,
             "totalSize": page.total_size,
