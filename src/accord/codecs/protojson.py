@@ -38,11 +38,12 @@ class Converter(Protocol):
 
 
 class ModelConverter(Converter, Protocol):
-    """A converter that also reads the canonical models of its message type directly.
+    """A converter that also reads the canonical model of its message type itself.
 
-    `dump(obj)` is `to_v1` of `obj`'s 0.3 JSON as it is nested in another model (its declared
-    type's fields, values not yet JSON-encoded), made without that JSON dict; `models` are the
-    classes whose own dump it is (a subclass adds fields only when dumped as itself).
+    `dump(obj)` is what `to_v1` makes of the 0.3 JSON of `obj` nested in another model (the
+    fields of the type declared there), without making that JSON: values it does not convert
+    (ids, metadata, data) are the model's own, shared with it and left to the JSON encoder.
+    `models` are the classes whose own 0.3 JSON has the same fields (not their subclasses).
     """
 
     models: frozenset[type[A2AModel]]
@@ -51,8 +52,8 @@ class ModelConverter(Converter, Protocol):
 
 
 def dumped(converter: ModelConverter, model: A2AModel) -> dict[str, Any]:
-    """`converter.to_v1(model.to_wire())`, read from the model where it can be (for JSON
-    encoded by `encode_dumped`)."""
+    """`converter.to_v1(model.to_wire())`, read from the model where it can be: JSON for
+    `encode_dumped`, not to be changed (it shares values with the model)."""
     if type(model) in converter.models:
         return converter.dump(model)
     return converter.to_v1(model.to_wire())
