@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic.alias_generators import to_camel
+from pydantic_core import to_json
 
 from accord.codecs.base import (
     field_error,
 )
 from accord.types import (
+    A2AModel,
+    Artifact,
+    Message,
     Role,
+    Task,
+    TaskArtifactUpdateEvent,
     TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
 )
 
 #
@@ -27,6 +35,40 @@ class Converter(Protocol):
     def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]: ...
 
     def from_v1(self, value: Any, path: str) -> dict[str, Any]: ...
+
+
+class ModelConverter(Converter, Protocol):
+    """A converter that also reads the canonical model of its message type itself.
+
+    `dump(obj)` is what `to_v1` makes of the 0.3 JSON of `obj` nested in another model (the
+    fields of the type declared there), without making that JSON: values it does not convert
+    (ids, metadata, data) are the model's own, shared with it and left to the JSON encoder.
+    `models` are the classes whose own 0.3 JSON has the same fields (not their subclasses).
+    """
+
+    models: frozenset[type[A2AModel]]
+
+    def dump(self, obj: Any) -> dict[str, Any]: ...
+
+
+def dumped(converter: ModelConverter, model: A2AModel) -> dict[str, Any]:
+    """`converter.to_v1(model.to_wire())`, read from the model where it can be: JSON for
+    `encode_dumped`, not to be changed (it shares values with the model)."""
+    if type(model) in converter.models:
+        return converter.dump(model)
+    return converter.to_v1(model.to_wire())
+
+
+def encode_dumped(value: Any) -> bytes:
+    """The JSON of what holds `dumped` objects. Their values not yet encoded (metadata, data)
+    are encoded as the models' own dump encodes them: models among them by alias without
+    nulls, infinities and NaN as null (what was converted from a dump is JSON already)."""
+    return to_json(value, by_alias=True, exclude_none=True, inf_nan_mode="null")
+
+
+def encode(converter: ModelConverter, model: A2AModel) -> bytes:
+    """The ProtoJSON bytes of `model`: those of `converter.to_v1(model.to_wire())`."""
+    return encode_dumped(dumped(converter, model))
 
 
 class ProtoEnum:
@@ -79,11 +121,18 @@ def proto_object(value: Any, path: str) -> dict[str, Any]:
     null members dropped (null means the default in ProtoJSON)."""
     if not isinstance(value, dict):
         raise field_error(path or "params", "must be an object")
-    return {to_camel(k) if "_" in k else k: v for k, v in value.items() if v is not None}
+    for k, v in value.items():
+        if v is None or "_" in k:
+            return {to_camel(k) if "_" in k else k: v for k, v in value.items() if v is not None}
+    return value.copy()  # what nearly every client sends: nothing to rename or drop
 
 
 def _join(path: str, name: str | int) -> str:
     return f"{path}.{name}" if path else str(name)
+
+
+_DumpedField = tuple[str, str, Callable[[Any], Any] | None]
+"""A model field as Shape.dump reads it: attribute, ProtoJSON member, conversion (if any)."""
 
 
 class Shape:
@@ -93,6 +142,10 @@ class Shape:
     `one` and `many` are members holding one, or a list of, nested messages; `only_v0_3`
     are 0.3 members 1.0 does not have; `renamed` maps a 0.3 member to its ProtoJSON name
     where they differ (the 0.3 proto, see codecs.rest_v0_3). Every other member is the same.
+    With `model`, its canonical model, it can also `dump` one (see ModelConverter); its
+    nested messages' converters must then be able to as well.
+
+    What each member needs is worked out here once, not on every object converted.
     """
 
     def __init__(
@@ -104,6 +157,7 @@ class Shape:
         many: Mapping[str, Converter] | None = None,
         only_v0_3: Sequence[str] = (),
         renamed: Mapping[str, str] | None = None,
+        model: type[A2AModel] | None = None,
     ) -> None:
         self.kind = kind
         self.enums = enums or {}
@@ -111,18 +165,63 @@ class Shape:
         self.many = many or {}
         self.only_v0_3 = frozenset(("kind", *only_v0_3))
         self.renamed = dict(renamed or {})
+        self.models: frozenset[type[A2AModel]] = frozenset((model,) if model else ())
+        self._dumped = self._dumped_fields(model) if model else ()
+        # The conversion of each member that has one, looked up once per member present.
+        self._to_v1_values: dict[str, Callable[[Any], Any]] = {
+            **{name: enum.to_v1 for name, enum in self.enums.items()},
+            **{name: child.to_v1 for name, child in self.one.items()},
+            **{name: _each(child.to_v1) for name, child in self.many.items()},
+        }
+        # What from_v1 checks, in this order (enums, then one, then many), each with the
+        # member's name as the client spells it, for the paths of errors.
+        self._from_v1_steps: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
+            *((name, self._spelled(name), enum.from_v1) for name, enum in self.enums.items()),
+            *((name, self._spelled(name), child.from_v1) for name, child in self.one.items()),
+            *(
+                (name, self._spelled(name), _each_from_v1(child))
+                for name, child in self.many.items()
+            ),
+        )
+
+    def _spelled(self, name: str) -> str:
+        """Member `name` as the client spells it."""
+        return self.renamed.get(name, name)
+
+    def _dumped_fields(self, model: type[A2AModel]) -> tuple[_DumpedField, ...]:
+        """How `dump` reads each field of `model`: its attribute, its ProtoJSON name and the
+        conversion of its value, in the order `to_v1` leaves the members (renamed ones last)."""
+        fields: dict[str, _DumpedField] = {}
+        for attribute, info in model.model_fields.items():
+            name = info.serialization_alias or info.alias or attribute
+            if name in self.only_v0_3:
+                continue
+            convert: Callable[[Any], Any] | None = None
+            if name in self.enums:
+                convert = self.enums[name].to_v1
+            elif name in self.one:
+                convert = _model_converter(self.one[name]).dump
+            elif name in self.many:
+                convert = _each(_model_converter(self.many[name]).dump)
+            fields[name] = (attribute, name, convert)
+        for name, wire in self.renamed.items():
+            if name in fields:
+                attribute, _, convert = fields.pop(name)
+                fields[name] = (attribute, wire, convert)
+        return tuple(fields.values())
+
+    def dump(self, obj: Any) -> dict[str, Any]:
+        values = obj.__dict__  # every field's value, None included
+        out: dict[str, Any] = {}
+        for attribute, name, convert in self._dumped:
+            value = values[attribute]
+            if value is not None:
+                out[name] = value if convert is None else convert(value)
+        return out
 
     def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
-        out = {k: v for k, v in obj.items() if k not in self.only_v0_3}
-        for name, enum in self.enums.items():
-            if name in out:
-                out[name] = enum.to_v1(out[name])
-        for name, child in self.one.items():
-            if name in out:
-                out[name] = child.to_v1(out[name])
-        for name, child in self.many.items():
-            if name in out:
-                out[name] = [child.to_v1(item) for item in out[name]]
+        convert, skip = self._to_v1_values.get, self.only_v0_3
+        out = {k: v if (f := convert(k)) is None else f(v) for k, v in obj.items() if k not in skip}
         for name, wire in self.renamed.items():
             if name in out:
                 out[wire] = out.pop(name)
@@ -135,26 +234,38 @@ class Shape:
                 raise field_error(_join(path, name), f"not a member here; did you mean {wire}?")
             if wire in out:
                 out[name] = out.pop(wire)
-        for name, enum in self.enums.items():
+        for name, spelled, convert in self._from_v1_steps:
             if name in out:
-                out[name] = enum.from_v1(out[name], self._path(path, name))
-        for name, child in self.one.items():
-            if name in out:
-                out[name] = child.from_v1(out[name], self._path(path, name))
-        for name, child in self.many.items():
-            if name in out:
-                items = out[name]
-                where = self._path(path, name)
-                if not isinstance(items, list):
-                    raise field_error(where, "must be a list")
-                out[name] = [child.from_v1(item, _join(where, i)) for i, item in enumerate(items)]
+                out[name] = convert(out[name], f"{path}.{spelled}" if path else spelled)
         if self.kind is not None:
             out["kind"] = self.kind
         return out
 
-    def _path(self, path: str, name: str) -> str:
-        """Where member `name` is, as the client spelled it."""
-        return _join(path, self.renamed.get(name, name))
+
+def _model_converter(converter: Converter) -> ModelConverter:
+    if not hasattr(converter, "dump") or (isinstance(converter, Shape) and not converter.models):
+        raise TypeError(f"{converter!r} cannot read models; give it its model")
+    return converter  # type: ignore[return-value]
+
+
+# Loops rather than comprehensions below: the lists are short, and a comprehension costs a
+# function call of its own (before Python 3.12).
+
+
+def _each(convert: Callable[[Any], dict[str, Any]]) -> Callable[[Any], list[dict[str, Any]]]:
+    return lambda items: list(map(convert, items))
+
+
+def _each_from_v1(child: Converter) -> Callable[[Any, str], list[dict[str, Any]]]:
+    def convert(items: Any, where: str) -> list[dict[str, Any]]:
+        if not isinstance(items, list):
+            raise field_error(where, "must be a list")
+        out = []
+        for i, item in enumerate(items):
+            out.append(child.from_v1(item, f"{where}.{i}"))
+        return out
+
+    return convert
 
 
 class StatusUpdateShape(Shape):
@@ -174,6 +285,7 @@ _FINAL_STATES = {state.value for state in TaskState if state.is_terminal or stat
 _PART_KIND = {"text": "text", "raw": "file", "url": "file", "data": "data"}
 _FILE_CONTENT = {"raw": "bytes", "url": "uri"}  # 1.0 part member -> 0.3 file member
 _FILE_INFO = {"mediaType": "mimeType", "filename": "name"}  # 1.0 part member -> 0.3 file member
+_FILE_ATTRIBUTES = {"mediaType": "mime_type", "filename": "name"}  # the same, as attributes
 
 
 class PartConverter:
@@ -199,25 +311,53 @@ class PartConverter:
             out["metadata"] = obj["metadata"]
         return out
 
+    models: frozenset[type[A2AModel]] = frozenset()  # a part is only ever nested
+
+    def dump(self, obj: Any) -> dict[str, Any]:
+        kind = obj.kind
+        out: dict[str, Any]
+        if kind == "file":
+            file = obj.file.__dict__
+            out = {new: file[old] for new, old in _FILE_CONTENT.items() if old in file}
+            for new, attribute in _FILE_ATTRIBUTES.items():
+                if file[attribute] is not None:
+                    out[new] = file[attribute]
+        else:
+            out = {kind: getattr(obj, kind)}
+        if obj.metadata is not None:
+            out["metadata"] = obj.metadata
+        return out
+
     def from_v1(self, value: Any, path: str) -> dict[str, Any]:
         part = proto_object(value, path)
-        present = [member for member in _PART_KIND if member in part]
-        if len(present) != 1:
+        member = ""  # the one content member present, if only one is
+        for name in _PART_KIND:
+            if name in part:
+                if member:
+                    member = ""
+                    break
+                member = name
+        if not member:
+            present = [name for name in _PART_KIND if name in part]
             found = f" (found {', '.join(present)})" if present else ""
             raise field_error(path, f"a part holds exactly one of text, raw, url or data{found}")
-        member = present[0]
-        for name in (*_FILE_INFO, member):
-            if name != "data" and name in part and not isinstance(part[name], str):
+        for name in _FILE_INFO:
+            if name in part and not isinstance(part[name], str):
                 raise field_error(_join(path, name), "must be a string")
-        if member == "data" and not isinstance(part["data"], dict):
-            raise field_error(_join(path, "data"), "this server takes only JSON objects as data")
+        content = part[member]
+        if member == "data":
+            if not isinstance(content, dict):
+                message = "this server takes only JSON objects as data"
+                raise field_error(_join(path, "data"), message)
+        elif not isinstance(content, str):
+            raise field_error(_join(path, member), "must be a string")
         out: dict[str, Any] = {"kind": _PART_KIND[member]}
         if member in _FILE_CONTENT:
-            file = {_FILE_CONTENT[member]: part[member]}
+            file = {_FILE_CONTENT[member]: content}
             file.update({old: part[new] for new, old in _FILE_INFO.items() if new in part})
             out["file"] = file
         else:
-            out[member] = part[member]
+            out[member] = content
         if "metadata" in part:
             if not isinstance(part["metadata"], dict):
                 raise field_error(_join(path, "metadata"), "must be an object")
@@ -231,10 +371,15 @@ class OneOf:
     def __init__(self, members: Mapping[str, Shape]) -> None:
         self.members = members
         self._by_kind = {shape.kind: (member, shape) for member, shape in members.items()}
+        self.models = frozenset().union(*(shape.models for shape in members.values()))
 
     def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
         member, shape = self._by_kind[obj["kind"]]
         return {member: shape.to_v1(obj)}
+
+    def dump(self, obj: Any) -> dict[str, Any]:
+        member, shape = self._by_kind[obj.kind]
+        return {member: shape.dump(obj)}
 
     def from_v1(self, value: Any, path: str) -> dict[str, Any]:
         wrapper = proto_object(value, path)
@@ -248,16 +393,24 @@ class OneOf:
 
 
 PART = PartConverter()
-MESSAGE = Shape(kind="message", enums={"role": ROLE}, many={"parts": PART})
-ARTIFACT = Shape(many={"parts": PART})
-TASK_STATUS = Shape(enums={"state": TASK_STATE}, one={"message": MESSAGE})
+MESSAGE = Shape(kind="message", enums={"role": ROLE}, many={"parts": PART}, model=Message)
+ARTIFACT = Shape(many={"parts": PART}, model=Artifact)
+TASK_STATUS = Shape(enums={"state": TASK_STATE}, one={"message": MESSAGE}, model=TaskStatus)
 TASK = Shape(
-    kind="task", one={"status": TASK_STATUS}, many={"artifacts": ARTIFACT, "history": MESSAGE}
+    kind="task",
+    one={"status": TASK_STATUS},
+    many={"artifacts": ARTIFACT, "history": MESSAGE},
+    model=Task,
 )
 STATUS_UPDATE = StatusUpdateShape(
-    kind="status-update", one={"status": TASK_STATUS}, only_v0_3=("final",)
+    kind="status-update",
+    one={"status": TASK_STATUS},
+    only_v0_3=("final",),
+    model=TaskStatusUpdateEvent,
 )
-ARTIFACT_UPDATE = Shape(kind="artifact-update", one={"artifact": ARTIFACT})
+ARTIFACT_UPDATE = Shape(
+    kind="artifact-update", one={"artifact": ARTIFACT}, model=TaskArtifactUpdateEvent
+)
 SEND_MESSAGE_RESPONSE = OneOf({"task": TASK, "message": MESSAGE})
 STREAM_RESPONSE = OneOf(
     {

@@ -23,6 +23,9 @@ from accord.codecs.protojson import (
     TASK,
     TASK_STATE,
     Converter,
+    dumped,
+    encode,
+    encode_dumped,
     proto_object,
 )
 from accord.codecs.versions import ProtocolVersion
@@ -159,15 +162,19 @@ class ListTaskPushNotificationConfigsRequest(A2AModel):
 
 
 def send_message_request(params: Any) -> MessageSendParams:
-    request = validate(SendMessageRequest, proto_object(params, ""))
+    fields = proto_object(params, "")
+    message = fields.get("message")
+    configuration = metadata = None
+    # A message alone, as most clients send it, has no request around it to validate.
+    if len(fields) != 1 or type(message) is not dict:
+        request = validate(SendMessageRequest, fields)
+        message, metadata = request.message, request.metadata
+        configuration = request.configuration.canonical() if request.configuration else None
     # No `parts` is no part (as ProtoJSON of gRPC writes an empty list): refused as such.
-    fields = {"parts": [], **MESSAGE.from_v1(request.message, "message")}
-    configuration = request.configuration.canonical() if request.configuration else None
-    return MessageSendParams(
-        message=validate(Message, fields, "message"),
-        configuration=configuration,
-        metadata=request.metadata,
-    )
+    converted = {"parts": [], **MESSAGE.from_v1(message, "message")}
+    # The message is validated with the parameters, its errors named from `message` on.
+    canonical = {"message": converted, "configuration": configuration, "metadata": metadata}
+    return validate(MessageSendParams, canonical)
 
 
 def get_task_request(params: Any) -> TaskQueryParams:
@@ -245,11 +252,11 @@ STREAM_ENCODING = "1.0"
 
 
 def task_result(task: Task) -> bytes:
-    return to_json(TASK.to_v1(task.to_wire()))
+    return encode(TASK, task)
 
 
 def send_message_result(result: Task | Message) -> bytes:
-    return to_json(SEND_MESSAGE_RESPONSE.to_v1(result.to_wire()))
+    return encode(SEND_MESSAGE_RESPONSE, result)
 
 
 def stream_result(record: EventRecord) -> bytes:
@@ -285,9 +292,9 @@ def converted_record(record: EventRecord, key: str, converter: Converter) -> byt
 
 
 def list_tasks_result(page: TaskPage) -> bytes:
-    return to_json(
+    return encode_dumped(
         {
-            "tasks": [TASK.to_v1(task.to_wire()) for task in page.tasks],
+            "tasks": [dumped(TASK, task) for task in page.tasks],
             "nextPageToken": page.next_page_token,
             "pageSize": page.page_size,
             "totalSize": page.total_size,
