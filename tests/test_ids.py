@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 import uuid
 
@@ -30,26 +28,3 @@ def test_ids_made_later_sort_later_and_none_repeats() -> None:
     later = [new_id() for _ in range(1000)]
     assert max(first) < min(later)
     assert len(set(first + later)) == 2000
-
-
-def test_threads_and_forked_children_make_ids_of_their_own() -> None:
-    made: list[str] = []
-    threads = [
-        threading.Thread(target=lambda: made.extend(new_id() for _ in range(500))) for _ in range(4)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    reader, writer = os.pipe()
-    child = os.fork()
-    if child == 0:  # the child's ids go back through the pipe; the parent makes its own
-        os.write(writer, "\n".join(new_id() for _ in range(50)).encode())
-        os._exit(0)
-    os.close(writer)
-    parents = [new_id() for _ in range(50)]
-    os.waitpid(child, 0)
-    with os.fdopen(reader) as pipe:
-        childs = pipe.read().split("\n")
-    random_bits = {made_id[-12:] for made_id in made + parents + childs}
-    assert len(childs) == 50 and len(random_bits) == len(made) + 100 == 2100

@@ -14,7 +14,6 @@ from accord.types.card import (
     AgentSkill,
     TransportProtocol,
 )
-from accord.types.ids import new_id
 from accord.types.jsonrpc import (
     A2AErrorObject,
     A2ARequest,
@@ -70,6 +69,7 @@ from accord.types.jsonrpc import (
 from accord.types.messages import (
     Message,
     Role,
+    new_id,
 )
 from accord.types.params import (
     DeleteTaskPushNotificationConfigParams,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import time
 from enum import StrEnum
 from typing import Literal
 
 from accord.types._base import A2AModel, Metadata
-from accord.types.ids import new_id
 from accord.types.parts import Part, TextPart
 
 
@@ -15,6 +16,21 @@ class Role(StrEnum):
 
     USER = "user"
     AGENT = "agent"
+
+
+def new_id() -> str:
+    """A fresh identifier for a message, task, context or artifact: a time-ordered (version 7)
+    UUID, its creation's millisecond followed by 74 random bits.
+
+    Ids made later sort later, so a store's indexes keyed by task or context take each new one
+    near the last instead of on a random page. Built from the bytes directly: the `uuid`
+    module costs several times as much, and a task takes several ids.
+    """
+    raw = bytearray((time.time_ns() // 1_000_000).to_bytes(6, "big") + os.urandom(10))
+    raw[6] = raw[6] & 0x0F | 0x70  # version 7
+    raw[8] = raw[8] & 0x3F | 0x80  # RFC 9562 variant
+    text = raw.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 class Message(A2AModel):
