@@ -133,6 +133,43 @@ def test_requests_on_a_kept_alive_connection_keep_working(address: tuple[str, in
     assert answers.count(b"HTTP/1.1 200 ") == 2, answers
 
 
+def _read_response(connection: socket.socket) -> bytes:
+    """One response with a Content-Length, read off a connection that stays open."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        received += connection.recv(65536)
+    head, _, body = received.partition(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    while len(body) < length:
+        body += connection.recv(65536)
+    return head
+
+
+def test_the_next_request_on_a_kept_alive_connection_gets_its_own_header_deadline(
+    address: tuple[str, int],
+) -> None:
+    with _connect(address) as connection:
+        connection.sendall(_post(BODY))
+        assert _read_response(connection).startswith(b"HTTP/1.1 200 ")
+        time.sleep(0.2)  # the first request's deadlines are still ahead, and later
+        connection.sendall(_post(BODY)[:20])
+        started = time.monotonic()
+        answer = _read_all(connection)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert time.monotonic() - started < QUICK.header_timeout + 0.4
+
+
+def test_a_body_deadline_shorter_than_the_header_deadline_holds() -> None:
+    limits = HttpLimits(header_timeout=5.0, body_timeout=0.3)
+    with limited_server(create_app(echo.agent), limits) as served, _connect(served) as connection:
+        message = _post(BODY)
+        connection.sendall(message[: len(message) - len(BODY)] + BODY[:5])
+        started = time.monotonic()
+        answer = _read_all(connection)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert time.monotonic() - started < 2.0  # the body's 0.3 s, not what was left of 5 s
+
+
 def test_a_normal_request_keeps_working(address: tuple[str, int]) -> None:
     with _connect(address) as connection:
         connection.sendall(_post(BODY, "Connection: close\r\n"))

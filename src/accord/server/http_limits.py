@@ -63,7 +63,11 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     limits: ClassVar[HttpLimits] = HttpLimits()
 
+    # The current phase's deadline (loop time), and the one timer that checks it: moving a
+    # deadline later, as each request of a keep-alive connection does, sets no new timer.
+    _deadline: float | None = None
     _timer: asyncio.TimerHandle | None = None
+    _timer_at = math.inf
     _refusal: _Refused | None = None
     _in_head = True
     _head_bytes = 0
@@ -79,6 +83,9 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -138,16 +145,31 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     # deadlines and refusals
 
     def _arm(self, seconds: float) -> None:
-        self._disarm()
-        self._timer = self.loop.call_later(seconds, self._timed_out)
+        self._deadline = self.loop.time() + seconds
+        if self._deadline < self._timer_at:  # no timer, or one that would check too late
+            if self._timer is not None:
+                self._timer.cancel()
+            self._start_timer()
 
     def _disarm(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._deadline = None  # a timer still set finds nothing due
+
+    def _start_timer(self) -> None:
+        assert self._deadline is not None
+        self._timer_at = self._deadline
+        self._timer = self.loop.call_at(self._deadline, self._check_deadline)
+
+    def _check_deadline(self) -> None:
+        self._timer, self._timer_at = None, math.inf
+        if self._deadline is None:
+            return
+        if self.loop.time() < self._deadline:  # moved later since the timer was set
+            self._start_timer()
+            return
+        self._timed_out()
 
     def _timed_out(self) -> None:
-        self._timer = None
+        self._deadline = None
         what = "headers" if self._in_head else "body"
         cycle = self.cycle if not self._in_head else None
         if cycle is not None:
