@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from asyncio import Future
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from operator import itemgetter
 
 from accord.core.deliveries import Delivery
 from accord.core.principal import ANONYMOUS_OWNER
@@ -35,6 +37,9 @@ def _listing(task: Task) -> _Listing:
 
 def _finished(task: Task, seq: int) -> _Finished:
     return seq, task.to_json(), *_listing(task)
+
+
+_logged_seq = itemgetter(1)
 
 
 def _seq(entry: StoredTask | _Finished) -> int:
@@ -170,10 +175,12 @@ class InMemoryTaskStore(TaskStore):
     async def events_after(
         self, task_id: str, seq: int, limit: int | None = None
     ) -> list[EventRecord]:
-        after = [entry for entry in self._events.get(task_id, ()) if entry[1] > seq]
+        log = self._events.get(task_id, [])
+        start = bisect_right(log, seq, key=_logged_seq)  # a log is in seq order
+        end = None if limit is None else start + limit
         return [
             EventRecord.decoded(task_id, logged_seq, payload, final=final)
-            for _, logged_seq, final, payload in after[:limit]
+            for _, logged_seq, final, payload in log[start:end]
         ]
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
