@@ -248,19 +248,24 @@ async def create_version_2(connection: AsyncConnection) -> None:
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN snapshot_seq"))
 
 
-async def test_the_log_of_a_version_5_database_replays_beside_rows_of_several_events(
-    sql_backend: Backend,
-) -> None:
+def old_working_task() -> tuple[Task, dict[str, Any]]:
+    """A working task at event 2, and its row as older schemas held it (without a JSON)."""
     task = Task(
         id="old",
         context_id="ctx",
         status=TaskStatus(state=TaskState.WORKING, timestamp="2024-05-01T12:00:00.000Z"),
     )
+    row = {"id": task.id, "context_id": "ctx", "state": "working", "updated_at": NOW, "seq": 2}
+    return task, row | {"created_at": NOW, "finished_at": None}
+
+
+async def test_the_log_of_a_version_5_database_replays_beside_rows_of_several_events(
+    sql_backend: Backend,
+) -> None:
+    task, row = old_working_task()
     working = TaskStatusUpdateEvent(
         task_id="old", context_id="ctx", status=task.status, final=False
     )
-    row = {"id": task.id, "context_id": "ctx", "state": "working", "updated_at": NOW, "seq": 2}
-    row |= {"created_at": NOW, "finished_at": None}
     engine = sql_backend.engine()
     try:
         async with engine.begin() as connection:  # what accord made at schema version 5
@@ -321,13 +326,7 @@ async def test_push_configs_of_a_version_1_database_get_the_task_payload_format(
 async def test_tasks_of_a_version_2_database_read_back_and_stream_on(
     sql_backend: Backend,
 ) -> None:
-    task = Task(
-        id="old",
-        context_id="ctx",
-        status=TaskStatus(state=TaskState.WORKING, timestamp="2024-05-01T12:00:00.000Z"),
-    )
-    row = {"id": task.id, "context_id": "ctx", "state": "working", "updated_at": NOW, "seq": 2}
-    row |= {"created_at": NOW, "finished_at": None}
+    task, row = old_working_task()
     engine = sql_backend.engine()
     try:
         async with engine.begin() as connection:  # what accord made at schema version 2
