@@ -9,6 +9,8 @@ from typing import Any, ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from accord.server.corking import CorkedTransport
+
 
 @dataclass(frozen=True, slots=True)
 class HttpLimits:
@@ -76,6 +78,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.transport = CorkedTransport(transport, self.loop)  # type: ignore[assignment]
         if len(self.connections) > self.limits.max_connections:
             self._refuse(_Refused(503, "too many connections; retry soon"))
             return
