@@ -223,12 +223,17 @@ class RowLock:
 
 @asynccontextmanager
 async def row_locked(backend: Backend, task_id: str) -> AsyncIterator[RowLock]:
-    """The task's row locked (PostgreSQL) until the block ends."""
+    """The task's row locked (PostgreSQL) until the block ends, once there is one: a run's
+    first saves may still be on their way when its agent is already working."""
     engine, watcher = backend.engine(), backend.engine()
+    locking = select(tasks.c.id).where(tasks.c.id == task_id).with_for_update()
+    deadline = time.monotonic() + SAFETY_TIMEOUT
     try:
         async with engine.begin() as holder, watcher.connect() as watching:
             pid = (await holder.execute(text("SELECT pg_backend_pid()"))).scalar_one()
-            await holder.execute(select(tasks.c.id).where(tasks.c.id == task_id).with_for_update())
+            while (await holder.execute(locking)).first() is None:
+                assert time.monotonic() < deadline, f"task {task_id} was never saved"
+                await asyncio.sleep(0.01)
             yield RowLock(watching, pid)
     finally:
         await engine.dispose()
