@@ -29,21 +29,13 @@ from agents_for_tests import SAFETY_TIMEOUT
 from live_server import serve_app
 from push_agents import reporter
 from rpc import connect, send_params
+from test_pipeline import INTERFACES  # every binding in both versions
 from test_public_url import issuers, serve_stuck, task_left_working, until_failed, workdir
 from test_push_outbox_delivery import accord as accord_cli
 from test_push_outbox_delivery import push_config, pushing_agent, settled, until
 from webhooks import Webhook, receiving
 
 __all__ = ["workdir"]  # the fixture, shared with test_public_url
-
-INTERFACES = [
-    (TransportProtocol.JSONRPC, "1.0"),
-    (TransportProtocol.JSONRPC, "0.3"),
-    (TransportProtocol.HTTP_JSON, "1.0"),
-    (TransportProtocol.HTTP_JSON, "0.3"),
-    (TransportProtocol.GRPC, "1.0"),
-    (TransportProtocol.GRPC, "0.3"),
-]
 
 
 def push_sender(app: object) -> PushSender:
