@@ -6,6 +6,7 @@ import mimetypes
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from accord.server.media_types import any_accepted
 from accord.types import AgentCard, DataPart, FilePart, Part, TextPart
 
 UNKNOWN_TYPE = "application/octet-stream"
@@ -35,10 +36,8 @@ def input_modes(card: AgentCard) -> list[str]:
 def accepts(card: AgentCard, part: Part) -> bool:
     """Whether the card says the agent takes `part` (a card naming no modes takes anything;
     `image/*` and `*/*` take what they cover)."""
-    modes = [mode.split(";")[0].strip().lower() for mode in input_modes(card)]
-    wanted = media_type(part)
-    kind = wanted.split("/")[0]
-    return not modes or any(mode in (wanted, "*/*", "*", f"{kind}/*") for mode in modes)
+    modes = input_modes(card)
+    return not modes or any_accepted([media_type(part)], modes)
 
 
 def described(part: Part) -> str:
