@@ -1,12 +1,26 @@
-"""CorkedTransport: the writes of one turn of the event loop leave as one, in order, and
-nothing held is lost when the connection ends."""
+"""CorkedTransport: the writes of one turn of the event loop leave as one, in order, nothing
+held is lost when the connection ends, and nothing written after its end raises; against a real
+uvicorn with accord's protocol, on both event loops, hostile requests leave no traceback."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import socket
+import threading
 from typing import Any
+from urllib.parse import urlsplit
 
+import pytest
+
+from accord import create_app
+from accord.samples import echo
 from accord.server.corking import HELD_BYTES, CorkedTransport
+from accord.server.http_limits import HttpLimits
+from agents_for_tests import SAFETY_TIMEOUT
+from live_server import serve_app
+from rpc import request, send_params
 
 
 class RecordingTransport(asyncio.Transport):
@@ -18,6 +32,8 @@ class RecordingTransport(asyncio.Transport):
         self.ended: list[str] = []
 
     def write(self, data: Any) -> None:
+        if self.ended:  # as asyncio's and uvloop's transports do
+            raise RuntimeError("Cannot call write() after write_eof()")
         self.sent.append(bytes(data))
 
     def write_eof(self) -> None:
@@ -30,7 +46,7 @@ class RecordingTransport(asyncio.Transport):
         self.ended.append("abort")
 
     def is_closing(self) -> bool:
-        return bool(self.ended)
+        return "close" in self.ended or "abort" in self.ended  # not after write_eof alone
 
     def get_write_buffer_size(self) -> int:
         return 7
@@ -82,3 +98,102 @@ async def test_what_is_held_when_the_transport_closes_underneath_is_dropped() ->
     await asyncio.sleep(0)
     assert socket.sent == []
     assert corked.get_extra_info("peername") is None  # the rest is the transport's
+
+
+async def test_writes_after_the_end_of_the_connection_are_dropped_quietly() -> None:
+    loop = asyncio.get_running_loop()
+    raised: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: raised.append(context))
+    for end in ("write_eof", "close", "abort"):
+        socket = RecordingTransport()
+        corked = CorkedTransport(socket, loop)
+        corked.write(b"refused")
+        getattr(corked, end)()
+        corked.write(b"a pipelined answer, too late")  # must not reach, nor raise in, flush
+        corked.writelines([b"more"])
+        await asyncio.sleep(0)
+        assert socket.sent == ([] if end == "abort" else [b"refused"])
+        assert corked.get_write_buffer_size() == 7
+    assert raised == []
+
+
+# --- a real server -----------------------------------------------------------------------------
+
+_BODY = json.dumps(request("message/send", send_params("hi"))).encode()
+_VALID = (
+    b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+    b"Content-Length: %d\r\n\r\n" % len(_BODY) + _BODY
+)
+_INVALID = {
+    "huge header": b"GET / HTTP/1.1\r\nHost: test\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n",
+    "too many headers": b"GET / HTTP/1.1\r\nHost: test\r\n"
+    + b"".join(b"X-%d: 1\r\n" % n for n in range(200))
+    + b"\r\n",
+    "long URL": b"GET /" + b"u" * 70_000 + b" HTTP/1.1\r\nHost: test\r\n\r\n",
+    "garbage": b"NOT HTTP AT ALL\r\n\r\n",
+    "bad chunking": b"POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
+    "two lengths": b"POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 1\r\n"
+    b"Content-Length: 2\r\n\r\nab",
+}
+
+
+class _Answers:
+    """An ASGI app counting the responses it finished writing, for a client to wait on
+    before it closes the connection."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.count = 0
+        self._changed = threading.Condition()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def counting_send(message: Any) -> None:
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                await asyncio.sleep(0)  # the transport's held writes go out (or not) first
+                with self._changed:
+                    self.count += 1
+                    self._changed.notify_all()
+
+        await self.app(scope, receive, send if scope["type"] != "http" else counting_send)
+
+    def wait_for(self, count: int) -> None:
+        with self._changed:
+            assert self._changed.wait_for(lambda: self.count >= count, SAFETY_TIMEOUT)
+
+
+def _exchange(address: tuple[str, int], data: bytes, answers: _Answers, valid: int) -> bytes:
+    """Send `data` on a new connection and read until the server ends it, keeping the
+    connection open until the app has written its answers to the `valid` requests in it."""
+    expected = answers.count + valid
+    received = b""
+    with socket.create_connection(address, timeout=SAFETY_TIMEOUT) as connection:
+        try:
+            connection.sendall(data)
+            while chunk := connection.recv(65536):
+                received += chunk
+        except ConnectionError:
+            pass  # the server reset a connection it refused: an answer too
+        answers.wait_for(expected)
+    return received
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_invalid_requests_uvicorn_answers_itself_leave_no_traceback(
+    loop: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each invalid request alone, and after a valid one on the same connection (whose answer
+    the app writes once the refusal has ended the connection): every one is answered, and the
+    server logs no error."""
+    caplog.set_level(logging.WARNING)
+    answers = _Answers(create_app(echo.agent))
+    with serve_app(answers, loop=loop, **HttpLimits().uvicorn_options()) as url:
+        parts = urlsplit(url)
+        address = (parts.hostname or "", parts.port or 0)
+        for name, invalid in _INVALID.items():
+            for valid in (0, 1):
+                answer = _exchange(address, _VALID * valid + invalid, answers, valid)
+                assert answer.startswith(b"HTTP/1.1 "), (name, answer[:200])
+    errors = [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert not errors, [record.getMessage() for record in errors]
+    assert "Traceback" not in caplog.text

@@ -15,7 +15,9 @@ class CorkedTransport:
     TCP segments for every response, and a stream's events written in one turn one each.
 
     Everything but writing and ending the connection goes to the transport it wraps; closing
-    and `write_eof` send what is held first, `abort` drops it.
+    and `write_eof` send what is held first, `abort` drops it. Once the connection's end is
+    written, later writes (a pipelined request's answer after a refusal, say) are dropped:
+    the transport would raise on them, in a callback nobody could catch.
     """
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
@@ -23,8 +25,11 @@ class CorkedTransport:
         self._loop = loop
         self._held: list[bytes] = []
         self._held_bytes = 0
+        self._ended = False
 
     def write(self, data: bytes) -> None:
+        if self._ended:
+            return
         if not self._held:
             self._loop.call_soon(self.flush)
         self._held.append(data)
@@ -48,16 +53,22 @@ class CorkedTransport:
         return self._transport.get_write_buffer_size() + self._held_bytes
 
     def write_eof(self) -> None:
-        self.flush()
+        self._end()
         self._transport.write_eof()
 
     def close(self) -> None:
-        self.flush()
+        self._end()
         self._transport.close()
 
     def abort(self) -> None:
+        self._ended = True
         self._held, self._held_bytes = [], 0
         self._transport.abort()
+
+    def _end(self) -> None:
+        """Send what is held, then take no more writes."""
+        self.flush()
+        self._ended = True
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
