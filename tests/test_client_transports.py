@@ -13,7 +13,7 @@ from accord import A2AClientError, Client
 from accord.cli.main import app as cli
 from accord.client.interfaces import card_interfaces, select_interface
 from accord.client.transports import TRANSPORTS
-from accord.errors import TaskNotCancelable, TaskNotFound
+from accord.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from accord.samples import echo
 from accord.types import (
     AgentCard,
@@ -113,6 +113,39 @@ async def test_typed_errors(echo_url: str, binding: str, version: str) -> None:
         with pytest.raises(TaskNotFound):
             async for _ in client.resubscribe("no-such-task"):
                 pass
+
+
+@pytest.mark.parametrize(
+    ("version", "form"), [("1.0", "application/json"), ("0.3", "text/event-stream")]
+)
+async def test_a_json_rpc_stream_refused_before_it_starts_raises_the_typed_error(
+    echo_url: str, version: str, form: str
+) -> None:
+    """1.0 answers the refusal as a plain JSON-RPC error, 0.3 as the stream's one event: the
+    client raises the same typed error from either."""
+    forms: list[str] = []
+
+    async def record(response: httpx.Response) -> None:
+        if response.request.url.path != "/.well-known/agent-card.json":
+            forms.append(response.headers["content-type"].partition(";")[0])
+
+    async with (
+        httpx.AsyncClient(event_hooks={"response": [record]}) as http,
+        Client(echo_url, http_client=http, transport="JSONRPC", version=version) as client,
+    ):
+        task = await client.send("done")
+        assert isinstance(task, Task)
+        forms.clear()
+        with pytest.raises(TaskNotFound):
+            async for _ in client.resubscribe("no-such-task"):
+                pass
+        with pytest.raises(UnsupportedOperation):
+            async for _ in client.resubscribe(task.id):
+                pass
+        with pytest.raises(UnsupportedOperation):
+            async for _ in client.stream("more", task_id=task.id):
+                pass
+    assert forms == [form] * 3
 
 
 @EACH

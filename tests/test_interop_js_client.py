@@ -266,10 +266,16 @@ async def test_extended_agent_card(served: Served, interface: tuple[str, str]) -
     assert card == {"name": "Interop", "description": "The extended card."}
 
 
+def _stream_refusal(interface: tuple[str, str], error: str) -> str:
+    """What the SDK throws for a stream refused before its first event: over JSON-RPC 0.3 the
+    refusal is the stream's one event, and its stream reader throws a plain Error whose `cause`
+    is the typed error; JSON-RPC 1.0 answers it as plain JSON, which it throws by type."""
+    return f"{error} (cause)" if interface == ("JSONRPC", "0.3") else error
+
+
 async def test_unknown_task_is_task_not_found(served: Served, interface: tuple[str, str]) -> None:
     errors = await drive(served.url, interface, "unknownTask")
-    # The SDK's JSON-RPC stream reader throws a plain Error whose `cause` is the typed error.
-    stream_error = "TaskNotFoundError (cause)" if interface[0] == "JSONRPC" else "TaskNotFoundError"
+    stream_error = _stream_refusal(interface, "TaskNotFoundError")
     assert errors == {
         "get": "TaskNotFoundError",
         "cancel": "TaskNotFoundError",
@@ -282,4 +288,9 @@ async def test_errors_of_a_finished_task_reach_the_client_by_type(
     served: Served, interface: tuple[str, str]
 ) -> None:
     errors = await drive(served.url, interface, "finishedTask")
-    assert errors == {"cancel": "TaskNotCancelableError", "more": "UnsupportedOperationError"}
+    assert errors == {
+        "cancel": "TaskNotCancelableError",
+        "more": "UnsupportedOperationError",
+        "subscribe": _stream_refusal(interface, "UnsupportedOperationError"),
+        "streamMore": _stream_refusal(interface, "UnsupportedOperationError"),
+    }

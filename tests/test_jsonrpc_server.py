@@ -52,6 +52,7 @@ from rpc import (
     text_of,
     user_message,
 )
+from rpc_v1_0 import message_v1
 
 SWITCHBOARD = Switchboard(
     {
@@ -622,9 +623,12 @@ async def test_keepalive_stream_closed_while_idle_closes_its_source() -> None:
 
 # --- a streaming method refused before it starts ---------------------------------------------
 
-STREAMING_CALLS = [
-    ("tasks/resubscribe", {"id": "no-such-task"}, None, -32001),
-    ("message/stream", {"message": user_message("hi", task_id="no-such-task")}, None, -32001),
+EVENT_REFUSALS = [  # 0.1 and 0.3: a streaming method answers with an event stream
+    ("tasks/resubscribe", {"id": "no-such-task"}, "0.3", -32001),
+    ("message/stream", {"message": user_message("hi", task_id="no-such-task")}, "0.3", -32001),
+    ("tasks/sendSubscribe", {"id": "t", "message": {"role": "user", "parts": []}}, "0.1", -32602),
+]
+JSON_REFUSALS = [  # 1.0: the plain JSON-RPC error response, as the official SDKs answer
     ("SubscribeToTask", {"id": "no-such-task"}, "1.0", -32001),
     (
         "SendStreamingMessage",
@@ -633,28 +637,66 @@ STREAMING_CALLS = [
         -32602,
     ),
 ]
+ACCEPTING_EVENTS = ["text/event-stream", "application/json, text/event-stream"]
 
 
-@pytest.mark.parametrize(("method", "params", "version", "code"), STREAMING_CALLS)
-@pytest.mark.parametrize("accept", ["text/event-stream", "application/json, text/event-stream"])
-async def test_an_early_error_of_a_stream_is_an_event_for_clients_accepting_one(
-    rpc: RpcClient, method: str, params: Json, version: str | None, code: int, accept: str
+def _refusal_headers(version: str, accept: str | None = None) -> dict[str, str]:
+    named = {"A2A-Version": version} if version == "1.0" else {}  # 0.x: the method says
+    return {**JSON_HEADERS, **named, **({"Accept": accept} if accept else {})}
+
+
+@pytest.mark.parametrize(("method", "params", "version", "code"), EVENT_REFUSALS)
+@pytest.mark.parametrize("accept", ACCEPTING_EVENTS)
+async def test_an_early_error_of_a_0_x_stream_is_an_event_for_clients_accepting_one(
+    rpc: RpcClient, method: str, params: Json, version: str, code: int, accept: str
 ) -> None:
-    headers = {**JSON_HEADERS, "Accept": accept, **({"A2A-Version": version} if version else {})}
-    response = await rpc.post(request(method, params, 7), headers=headers)
+    response = await rpc.post(request(method, params, 7), headers=_refusal_headers(version, accept))
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/event-stream")
-    assert response.headers["a2a-version"] == (version or "0.3")
+    assert response.headers["a2a-version"] == version
     assert response.text.startswith("data: ") and response.text.endswith("\n\n")
     answer = json.loads(response.text.removeprefix("data: "))
     assert (answer["jsonrpc"], answer["id"], answer["error"]["code"]) == ("2.0", 7, code)
 
 
-@pytest.mark.parametrize(("method", "params", "version", "code"), STREAMING_CALLS)
-async def test_an_early_error_of_a_stream_is_json_for_clients_not_accepting_events(
-    rpc: RpcClient, method: str, params: Json, version: str | None, code: int
+@pytest.mark.parametrize(("method", "params", "version", "code"), JSON_REFUSALS)
+@pytest.mark.parametrize("accept", ACCEPTING_EVENTS)
+async def test_an_early_error_of_a_1_0_stream_is_the_plain_error_response(
+    rpc: RpcClient, method: str, params: Json, version: str, code: int, accept: str
 ) -> None:
-    headers = {**JSON_HEADERS, **({"A2A-Version": version} if version else {})}
-    response = await rpc.post(request(method, params, 7), headers=headers)
+    response = await rpc.post(request(method, params, 7), headers=_refusal_headers(version, accept))
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.headers["a2a-version"] == version
+    answer = response.json()
+    assert (answer["jsonrpc"], answer["id"], answer["error"]["code"]) == ("2.0", 7, code)
+
+
+@pytest.mark.parametrize(("method", "params", "version", "code"), EVENT_REFUSALS + JSON_REFUSALS)
+async def test_an_early_error_of_a_stream_is_json_for_clients_not_accepting_events(
+    rpc: RpcClient, method: str, params: Json, version: str, code: int
+) -> None:
+    response = await rpc.post(request(method, params, 7), headers=_refusal_headers(version))
     assert response.headers["content-type"].startswith("application/json")
     assert response.json()["error"]["code"] == code
+
+
+async def test_streaming_on_a_finished_task_in_1_0_is_unsupported_operation_as_json(
+    rpc: RpcClient,
+) -> None:
+    """Subscribing to a finished task (the conformance suite's STREAM-SUB-003) and streaming
+    a message to one are refused before the first event: plain JSON, -32004, in 1.0."""
+    headers = _refusal_headers("1.0", "text/event-stream")
+    sent = await rpc.post(
+        request("SendMessage", {"message": message_v1("hello")}), headers=_refusal_headers("1.0")
+    )
+    task = sent.json()["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    more = message_v1("more", task_id=task["id"], context_id=task["contextId"])
+    for method, params in (
+        ("SubscribeToTask", {"id": task["id"]}),
+        ("SendStreamingMessage", {"message": more}),
+    ):
+        response = await rpc.post(request(method, params, 3), headers=headers)
+        assert response.headers["content-type"].startswith("application/json"), method
+        assert response.json()["error"]["code"] == -32004, response.text

@@ -321,6 +321,11 @@ const SCENARIOS = {
       more: await expectError(() =>
         client.sendMessage(request('more', { taskId: done.id, contextId: done.contextId })),
       ),
+      // The streaming methods, refused before their first event.
+      subscribe: await expectError(() => collect(client.resubscribeTask({ tenant: '', id: done.id }))),
+      streamMore: await expectError(() =>
+        collect(client.sendMessageStream(request('more', { taskId: done.id, contextId: done.contextId }))),
+      ),
     };
   },
 };

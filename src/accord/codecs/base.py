@@ -57,6 +57,11 @@ class JsonRpcCodec(ABC):
 
     version: ProtocolVersion
     methods: Mapping[str, Method]
+    refused_stream_as_event: bool
+    """Whether a streaming method refused before its first event answers a client accepting
+    `text/event-stream` with one event holding the error response (0.1, 0.3: a streaming
+    method answers with an event stream) or, as 1.0's official SDKs serve and expect it, with
+    the plain JSON-RPC error response (see docs/versions.md)."""
 
     @abstractmethod
     def error(self, error: A2AError) -> bytes:

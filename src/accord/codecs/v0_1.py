@@ -341,6 +341,7 @@ class V01Codec(JsonRpcCodec):
     """JSON-RPC as A2A 0.1 defined it (the first public drafts of the protocol)."""
 
     version = ProtocolVersion.V0_1
+    refused_stream_as_event = True
     methods = {
         "tasks/send": Method(_send, send_request, task_result),
         "tasks/sendSubscribe": Method(_send_subscribe, send_request, stream_result, streaming=True),

@@ -75,6 +75,7 @@ class V03Codec(JsonRpcCodec):
     """JSON-RPC as A2A 0.2.x and 0.3 define it."""
 
     version = ProtocolVersion.V0_3
+    refused_stream_as_event = True
     methods = {
         "message/send": Method(lambda s: s.send_message, _params(MessageSendParams), _result),
         "message/stream": Method(

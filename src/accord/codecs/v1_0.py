@@ -323,6 +323,7 @@ class V10Codec(JsonRpcCodec):
     """JSON-RPC as A2A 1.0 defines it."""
 
     version = ProtocolVersion.V1_0
+    refused_stream_as_event = False
     methods = {
         "SendMessage": Method(
             lambda s: partial(s.send_message, push_format=PUSH_FORMAT),

@@ -117,7 +117,7 @@ class JsonRpcBinding:
             return _error_response(codec, request_id, error, {VERSION_HEADER: codec.version})
         id_json = _id_json(request_id)
         if reply.error is not None:
-            if target.method.streaming and _streams_errors(request, reply.error):
+            if target.method.streaming and _streams_errors(request, codec, reply.error):
                 event = sse_event(_error_json(codec, id_json, reply.error))
                 return sse_response(_one(event), reply.headers)
             return _error_response(codec, request_id, reply.error, reply.headers)
@@ -154,13 +154,13 @@ class JsonRpcBinding:
         return codec, target
 
 
-def _streams_errors(request: Request, error: A2AError) -> bool:
+def _streams_errors(request: Request, codec: JsonRpcCodec, error: A2AError) -> bool:
     """Whether a streaming method refused before its first event answers with one SSE event
-    holding the error response rather than with the response as JSON: when the client accepts
-    `text/event-stream` (as every SSE client says), so that a client reading only events gets
-    the error. Errors with an HTTP status of their own (401, 403, 413, 429, ...) keep their
-    plain answer."""
-    if type(error) in _HTTP_STATUS:
+    holding the error response rather than with the response as JSON: in the versions whose
+    codec says so, when the client accepts `text/event-stream` (as every SSE client says), so
+    that a client reading only events gets the error. Errors with an HTTP status of their own
+    (401, 403, 413, 429, ...) keep their plain answer."""
+    if not codec.refused_stream_as_event or type(error) in _HTTP_STATUS:
         return False
     return "text/event-stream" in request.headers.get("accept", "").lower()
 
