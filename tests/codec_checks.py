@@ -67,3 +67,35 @@ class Methods:
 
     def encode(self, name: str, result: Any) -> Any:
         return parsed(self.methods[name].encode(result))
+
+
+PYDANTIC_WORDS = (
+    "Input should",
+    "Field required",
+    "Unable to extract",
+    "discriminator",
+    "Value error",
+    "validation error",
+    "dictionary",
+    "function-",
+    "tagged-union",
+    "FileWith",
+    "TextPart",
+    "DataPart",
+    "FilePart",
+)
+"""What pydantic's own wording and locations say, which a validation message never does."""
+
+
+def assert_readable(error: InvalidParams | Mapping[str, Any]) -> None:
+    """Every problem of `error` (an InvalidParams, or a JSON-RPC error object) names a field
+    and says what it needs in accord's words."""
+    message, problems = (
+        (error.message, error.data)
+        if isinstance(error, InvalidParams)
+        else (error["message"], error["data"])
+    )
+    for text in (message, *(problem["message"] for problem in problems)):
+        assert not any(word in text for word in PYDANTIC_WORDS), text
+    for problem in problems:
+        assert not any(word in problem["field"] for word in PYDANTIC_WORDS), problem

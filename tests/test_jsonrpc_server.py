@@ -39,6 +39,7 @@ from agents_for_tests import (
     Switchboard,
     rejects_before_task,
 )
+from codec_checks import assert_readable
 from rpc import (
     JSON_HEADERS,
     Json,
@@ -294,11 +295,45 @@ async def test_invalid_params_name_the_field(
     error = await rpc.error(method, params)
     assert error["code"] == -32602
     assert field in error["message"]
-    assert method in error["message"]
+    assert error["message"].startswith(f"invalid params for {method}: ")
+    assert error["message"].endswith(" (read as A2A 0.3)")  # the version's shapes assumed
+    assert_readable(error)
     problems = error["data"]
     assert isinstance(problems, list) and problems
     assert all(set(p) == {"field", "message"} for p in problems)
     assert any(field in p["field"] for p in problems)
+
+
+A_TXT = "https://files.example/a.txt"
+
+
+async def test_a_send_whose_parts_leave_out_kind_is_served(rpc: RpcClient) -> None:
+    """Parts whose fields say what they are, in 0.3's shape or 1.0's (as some clients send
+    them to the 0.3 methods), are read as the parts they are."""
+    message = {"messageId": "m-kindless", "role": "user"}  # no kind here either
+    message["parts"] = [
+        {"text": "hi"},
+        {"data": {"a": 1}},
+        {"file": {"uri": "https://files.example/b.txt"}},
+        {"url": A_TXT, "filename": "a.txt", "mediaType": "text/plain"},
+        {"raw": "Ynl0ZXM=", "metadata": {"k": "v"}},
+    ]
+    task = await rpc.result("message/send", {"message": message})
+    assert task["status"]["state"] == "completed"
+    assert task["history"][0]["parts"] == [
+        {"kind": "text", "text": "hi"},
+        {"kind": "data", "data": {"a": 1}},
+        {"kind": "file", "file": {"uri": "https://files.example/b.txt"}},
+        {
+            "kind": "file",
+            "file": {
+                "uri": "https://files.example/a.txt",
+                "name": "a.txt",
+                "mimeType": "text/plain",
+            },
+        },
+        {"kind": "file", "file": {"bytes": "Ynl0ZXM="}, "metadata": {"k": "v"}},
+    ]
 
 
 async def test_every_problem_is_listed(rpc: RpcClient) -> None:

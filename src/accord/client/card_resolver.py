@@ -8,8 +8,9 @@ from collections.abc import Mapping
 import httpx
 from pydantic import ValidationError
 
-from accord.client.failures import describe_validation_error, http_errors
+from accord.client.failures import http_errors
 from accord.codecs.card_v1_0 import card_from_v1
+from accord.codecs.field_problems import describe_validation_error
 from accord.errors import A2AClientError, A2AError
 from accord.keys.cards import CardSignatureError, TrustedKeys, verify_card
 from accord.types import AgentCard

@@ -1,4 +1,4 @@
-"""Turning httpx and pydantic failures into A2AClientError with a one-line reason."""
+"""Turning httpx failures into A2AClientError with a one-line reason."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
-from pydantic import ValidationError
 
 from accord.errors import A2AClientError
 
@@ -23,13 +22,3 @@ def http_errors(method: str, url: str) -> Iterator[None]:
     except (httpx.TransportError, httpx.InvalidURL) as exc:
         reason = str(exc) or type(exc).__name__
         raise A2AClientError(f"{method} {url} failed: {reason}") from None
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """The first problem pydantic found, as `field: message`, and how many more there are."""
-    problems = exc.errors(include_url=False, include_input=False)
-    first = problems[0]
-    where = ".".join(str(part) for part in first["loc"])
-    text = f"{where}: {first['msg']}" if where else first["msg"]
-    more = len(problems) - 1
-    return text + (f" (and {more} more)" if more else "")

@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from accord.codecs.field_problems import describe, field_problems
 from accord.codecs.versions import ProtocolVersion
 from accord.core.call_context import CallContext
 from accord.core.operations import Operations
@@ -74,18 +75,7 @@ def validate(model: type[ModelT], data: Any, path: str = "") -> ModelT:
         # What `model_validate` does, without its checks of arguments not given here.
         return cast(ModelT, model.__pydantic_validator__.validate_python(data))
     except ValidationError as exc:
-        raise invalid_params(problems(exc, path)) from None
-
-
-def problems(exc: ValidationError, path: str = "") -> list[dict[str, str]]:
-    """Each validation error as `{"field", "message"}`, the field a dotted path."""
-    return [
-        {
-            "field": ".".join(str(p) for p in (path, *error["loc"]) if p != ""),
-            "message": error["msg"],
-        }
-        for error in exc.errors(include_url=False, include_input=False)
-    ]
+        raise invalid_params(field_problems(exc, data, path)) from None
 
 
 def field_error(field: str, message: str) -> InvalidParams:
@@ -95,10 +85,7 @@ def field_error(field: str, message: str) -> InvalidParams:
 
 def invalid_params(found: list[dict[str, str]]) -> InvalidParams:
     """InvalidParams describing the first problem found and carrying all of them as data."""
-    first = found[0]
-    more = len(found) - 1
-    text = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
-    return InvalidParams(text + (f" (and {more} more)" if more else ""), data=found)
+    return InvalidParams(describe(found), data=found)
 
 
 def no_params(params: Any) -> None:

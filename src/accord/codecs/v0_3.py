@@ -13,6 +13,7 @@ from accord.codecs.base import (
     ClientCodec,
     JsonRpcCodec,
     Method,
+    field_error,
     ignored,
     no_params,
     nothing,
@@ -20,6 +21,7 @@ from accord.codecs.base import (
     validate,
     validated,
 )
+from accord.codecs.protojson import PART
 from accord.codecs.versions import ProtocolVersion
 from accord.core.records import EventRecord
 from accord.errors import A2AError, ExtensionSupportRequired, InvalidRequest
@@ -40,6 +42,46 @@ from accord.types import (
 
 def _params(model: type[A2AModel]) -> Callable[[Any], A2AModel]:
     return lambda params: validate(model, params_object(params))
+
+
+_PART_CONTENT = ("text", "file", "data", "raw", "url")
+"""What a part without `kind` may hold: a 0.3 part's content, or a 1.0 part's (raw, url)."""
+
+
+def _send_params(params: Any) -> MessageSendParams:
+    """MessageSendParams, whose message's parts may leave out `kind` when their fields say
+    what they are: some clients send parts in 1.0's shape to the 0.3 methods."""
+    fields = params_object(params)
+    message = fields.get("message")
+    if isinstance(message, dict):
+        parts = message.get("parts")
+        if isinstance(parts, list) and any(_kindless(part) for part in parts):
+            parts = [
+                _with_kind(part, f"message.parts.{index}") if _kindless(part) else part
+                for index, part in enumerate(parts)
+            ]
+            fields = {**fields, "message": {**message, "parts": parts}}
+    return validate(MessageSendParams, fields)
+
+
+def _kindless(part: Any) -> bool:
+    return isinstance(part, dict) and "kind" not in part
+
+
+def _with_kind(part: dict[str, Any], path: str) -> dict[str, Any]:
+    """A part without `kind` as 0.3 writes it: a text, file or data part of 0.3's shape
+    without the kind, or a 1.0 part (text, raw, url or data, with filename and mediaType)."""
+    held = [name for name in _PART_CONTENT if name in part]
+    if len(held) != 1:
+        found = f"; it holds {' and '.join(held)}" if held else ""
+        raise field_error(
+            path,
+            'needs "kind" ("text", "file" or "data"), or exactly one of text, file, data, '
+            f"raw or url to say what it is{found}",
+        )
+    if held == ["file"]:
+        return {**part, "kind": "file"}
+    return PART.from_v1(part, path)
 
 
 def _result(result: Any) -> bytes:
@@ -77,10 +119,8 @@ class V03Codec(JsonRpcCodec):
     version = ProtocolVersion.V0_3
     refused_stream_as_event = True
     methods = {
-        "message/send": Method(lambda s: s.send_message, _params(MessageSendParams), _result),
-        "message/stream": Method(
-            lambda s: s.stream_message, _params(MessageSendParams), _record, streaming=True
-        ),
+        "message/send": Method(lambda s: s.send_message, _send_params, _result),
+        "message/stream": Method(lambda s: s.stream_message, _send_params, _record, streaming=True),
         "tasks/get": Method(lambda s: s.get_task, _params(TaskQueryParams), _result),
         "tasks/cancel": Method(lambda s: s.cancel_task, _params(TaskIdParams), _result),
         "tasks/resubscribe": Method(

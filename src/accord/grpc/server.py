@@ -61,7 +61,9 @@ class GrpcBinding:
         request_type = message_factory.GetMessageClass(rpc.input_type)
         response_type = message_factory.GetMessageClass(rpc.output_type)
         method = spec.methods[rpc.name]
-        target = Target(method, spec.version, kind="RPC", hint=spec.hint)
+        target = Target(
+            method, spec.version, kind="RPC", hint=spec.hint, label=f"{rpc.name} request"
+        )
         name = f"{spec.name}/{rpc.name}"
 
         async def start(request: ProtoMessage | None, context: grpc.aio.ServicerContext) -> Reply:

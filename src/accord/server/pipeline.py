@@ -45,7 +45,8 @@ class Target:
     (`A2A-Version`) is refused, unless `versioned` is false (a method an extension adds
     answers in any version). `kind` and `hint` word that refusal (a JSON-RPC "method", an
     HTTP+JSON "route", an "RPC"; where the other versions are). `label`, when set, prefixes
-    the message of InvalidParams raised while decoding (`params for message/send`).
+    the message of InvalidParams raised while decoding (`params for message/send`), with the
+    version whose shapes the request was read in.
     """
 
     method: Method
@@ -224,7 +225,10 @@ class RequestPipeline:
         except InvalidParams as exc:
             if target.label is None:
                 raise
-            raise InvalidParams(f"invalid {target.label}: {exc.message}", data=exc.data) from None
+            shape = f"read as A2A {target.version}"
+            raise InvalidParams(
+                f"invalid {target.label}: {exc.message} ({shape})", data=exc.data
+            ) from None
         return await self._operation(method)(decoded, context)
 
     def _operation(self, method: Method) -> Callable[[Any, CallContext], Awaitable[Any]]:

@@ -12,9 +12,9 @@ from httpx_sse import ServerSentEvent
 from pydantic import ValidationError
 
 from accord.client.event_stream import IdentifiedEvents as IdentifiedEvents
-from accord.client.failures import describe_validation_error
 from accord.codecs import VERSION_HEADER, ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
+from accord.codecs.field_problems import describe_validation_error
 from accord.errors import (
     A2AClientError,
     A2AError,
