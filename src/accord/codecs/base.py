@@ -142,10 +142,15 @@ class ClientCodec(Generic[P]):
 def validated(
     adapter: TypeAdapter[R], convert: Callable[[Any, str], Any] | None = None
 ) -> Callable[[Any], R]:
-    """A decoder: the wire JSON (converted to 0.3 JSON by `convert`, if given) as a model."""
+    """A decoder: the wire JSON (converted to 0.3 JSON by `convert`, if given) as a model, or
+    InvalidParams naming each bad field."""
 
     def decode(value: Any) -> R:
-        return adapter.validate_python(convert(value, "") if convert else value)
+        data = convert(value, "") if convert else value
+        try:
+            return adapter.validate_python(data)
+        except ValidationError as exc:
+            raise invalid_params(field_problems(exc, data)) from None
 
     return decode
 
