@@ -107,8 +107,8 @@ def _within_unions(found: list[_Problem]) -> list[_Problem]:
             kept.append(problem)
         elif all(p.missing for p in alternatives):
             names = sorted({p.field[-1] for p in alternatives if len(p.field) > len(union)})
-            needs = " or ".join(names)
-            kept.append(_Problem(union, f"needs {needs}", missing=True))
+            said = _Problem(union, f"needs {' or '.join(names)}", missing=True)
+            kept.append(said if names else problem)
         # else: missing from a member the value does not take; the other problems say why
     return kept
 
