@@ -25,7 +25,7 @@ from agents_for_tests import (
     GatedStreamer,
     switchboard,
 )
-from rpc import Json, RpcClient, connect, served
+from rpc import JSON_HEADERS, Json, RpcClient, connect, request, served
 from rpc_v1_0 import (
     assert_valid_v1,
     connect_v1,
@@ -183,13 +183,19 @@ async def test_stream_sends_the_task_then_each_change_wrapped(rpc: RpcClient) ->
     ]
 
 
-async def test_stream_refused_by_the_agent_ends_with_a_1_0_error(rpc: RpcClient) -> None:
-    async with rpc.stream("SendStreamingMessage", send_v1("reject this"), request_id=4) as stream:
-        events = await stream.rest()
-    assert len(events) == 1
-    error = events[0].data["error"]
-    assert error["code"] == -32005
-    assert error_info(error)["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+async def test_stream_refused_by_the_agent_is_the_plain_1_0_error_response(
+    rpc: RpcClient,
+) -> None:
+    """An agent refusing before its first event refuses the stream before it starts: the
+    JSON-RPC error response, not an event stream holding it (see docs/versions.md)."""
+    headers = {**JSON_HEADERS, "Accept": "text/event-stream"}
+    call = request("SendStreamingMessage", send_v1("reject this"), 4)
+    response = await rpc.post(call, headers=headers)
+    assert response.headers["content-type"].startswith("application/json"), response.text
+    answer = response.json()
+    assert answer["id"] == 4
+    assert answer["error"]["code"] == -32005
+    assert error_info(answer["error"])["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
 
 
 async def test_0_3_and_1_0_subscribers_of_one_task_see_the_same_events() -> None:

@@ -64,3 +64,29 @@ async def close_stream(records: AsyncIterator[EventRecord]) -> None:
         result = close()
         if result is not None:
             await result
+
+
+async def opened_stream(records: AsyncIterator[EventRecord]) -> AsyncIterator[EventRecord]:
+    """`records` with their first one fetched: the A2AError of a stream refused before its
+    first event (the first record's error, or one raised fetching it) is raised here, so that
+    a binding can answer it as a plain error rather than as a stream holding it."""
+    try:
+        first = await anext(records, None)
+        if first is not None and first.error is not None:
+            raise first.error
+    except BaseException:
+        await close_stream(records)
+        raise
+    return _chained(first, records)
+
+
+async def _chained(
+    first: EventRecord | None, records: AsyncIterator[EventRecord]
+) -> AsyncIterator[EventRecord]:
+    try:
+        if first is not None:
+            yield first
+            async for record in records:
+                yield record
+    finally:
+        await close_stream(records)

@@ -22,6 +22,7 @@ from accord.codecs import (
 )
 from accord.core import Inbound
 from accord.core.inbound import tenant_field
+from accord.core.records import opened_stream
 from accord.errors import (
     A2AError,
     InvalidRequest,
@@ -124,9 +125,18 @@ class JsonRpcBinding:
         if reply.records is None:
             assert reply.body is not None
             return JsonResponse(_enveloped(id_json, reply.body), 200, reply.headers)
+        records = reply.records
+        if not codec.refused_stream_as_event:  # a refusal before the first event is plain JSON
+            try:
+                records = await opened_stream(records)
+            except A2AError as exc:
+                return _error_response(codec, request_id, exc, reply.headers)
+            except Exception as exc:
+                error = self.pipeline.internal_error(exc, "opening a JSON-RPC stream")
+                return _error_response(codec, request_id, error, reply.headers)
         encode = target.method.encode
         frames = record_frames(
-            reply.records,
+            records,
             lambda record: _success(id_json, encode(record)),
             lambda error: sse_event(_error_json(codec, id_json, error)),
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -27,7 +27,7 @@ from accord.codecs.rest_v0_3 import REST_V0_3
 from accord.codecs.rest_v1_0 import REST_V1_0
 from accord.core import Inbound
 from accord.core.inbound import tenant_field
-from accord.core.records import EventRecord, close_stream
+from accord.core.records import opened_stream
 from accord.errors import (
     A2AError,
     InvalidRequest,
@@ -171,7 +171,7 @@ class RestBinding:
                 raise reply.error
             if reply.records is None:
                 return Response(reply.body, headers=reply.headers, media_type=codec.media_type)
-            records = await _opened(reply.records)
+            records = await opened_stream(reply.records)
         except A2AError as exc:
             return _error_response(exc, codec)
         except ClientDisconnect:
@@ -208,31 +208,6 @@ def _starlette_path(template: str) -> str:
 
 
 _PLAIN_FIELD = re.compile(r"\{(\w+)\}")
-
-
-async def _opened(records: AsyncIterator[EventRecord]) -> AsyncIterator[EventRecord]:
-    """`records` with their first one fetched: a request refused before its first event gets
-    an HTTP error status, not a stream holding the error."""
-    try:
-        first = await anext(records, None)
-        if first is not None and first.error is not None:
-            raise first.error
-    except BaseException:
-        await close_stream(records)
-        raise
-    return _chained(first, records)
-
-
-async def _chained(
-    first: EventRecord | None, records: AsyncIterator[EventRecord]
-) -> AsyncIterator[EventRecord]:
-    try:
-        if first is not None:
-            yield first
-            async for record in records:
-                yield record
-    finally:
-        await close_stream(records)
 
 
 def _status(error: A2AError) -> tuple[int, str]:
