@@ -7,12 +7,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import socket
 import threading
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accord import create_app
 from accord.samples import echo
@@ -194,6 +197,59 @@ def test_invalid_requests_uvicorn_answers_itself_leave_no_traceback(
             for valid in (0, 1):
                 answer = _exchange(address, _VALID * valid + invalid, answers, valid)
                 assert answer.startswith(b"HTTP/1.1 "), (name, answer[:200])
+    errors = [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert not errors, [record.getMessage() for record in errors]
+    assert "Traceback" not in caplog.text
+
+
+_PIECES = [
+    _VALID,
+    *_INVALID.values(),
+    b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: test\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: test\r\nContent-Length: -1\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 99\r\n\r\n{}",
+    b"POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffff\r\n",
+    b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 9\r\n\r\n{not json",
+    b"GET / HTTP/1.1\r\nHost: te\x00st\r\n\r\n",
+    b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    b"GET / HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+]
+_EXAMPLES = int(os.environ.get("ACCORD_FUZZ_EXAMPLES", "60"))
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_malformed_requests_in_any_order_leave_no_traceback(
+    loop: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Valid, invalid and cut-off requests pipelined on one connection in any order, the
+    client ending its side or not: the server logs no error (ACCORD_FUZZ_EXAMPLES sets how
+    many connections)."""
+    caplog.set_level(logging.WARNING)
+    limits = HttpLimits(header_timeout=0.5, body_timeout=0.5, keep_alive_timeout=0.5)
+    with serve_app(create_app(echo.agent), loop=loop, **limits.uvicorn_options()) as url:
+        parts = urlsplit(url)
+        address = (parts.hostname or "", parts.port or 0)
+        pieces = st.one_of(
+            st.sampled_from(_PIECES),
+            st.tuples(st.sampled_from(_PIECES), st.integers(1, 200)).map(lambda p: p[0][: p[1]]),
+            st.binary(max_size=64),
+        )
+
+        @settings(max_examples=_EXAMPLES, deadline=None, database=None)
+        @given(st.lists(pieces, min_size=1, max_size=4), st.booleans())
+        def exchange(sent: list[bytes], half_close: bool) -> None:
+            with socket.create_connection(address, timeout=SAFETY_TIMEOUT) as connection:
+                try:
+                    connection.sendall(b"".join(sent))
+                    if half_close:
+                        connection.shutdown(socket.SHUT_WR)
+                    while connection.recv(65536):
+                        pass
+                except ConnectionError:
+                    pass
+
+        exchange()
     errors = [record for record in caplog.records if record.levelno >= logging.ERROR]
     assert not errors, [record.getMessage() for record in errors]
     assert "Traceback" not in caplog.text
