@@ -22,7 +22,7 @@ from accord.codecs import (
 )
 from accord.core import Inbound
 from accord.core.inbound import tenant_field
-from accord.core.records import opened_stream
+from accord.core.records import EventRecord, opened_stream
 from accord.errors import (
     A2AError,
     InvalidRequest,
@@ -125,22 +125,34 @@ class JsonRpcBinding:
         if reply.records is None:
             assert reply.body is not None
             return JsonResponse(_enveloped(id_json, reply.body), 200, reply.headers)
-        records = reply.records
-        if not codec.refused_stream_as_event:  # a refusal before the first event is plain JSON
+        return await self._stream(codec, target, request_id, reply.records, reply.headers)
+
+    async def _stream(
+        self,
+        codec: JsonRpcCodec,
+        target: Target,
+        request_id: JsonRpcId,
+        records: AsyncIterator[EventRecord],
+        headers: Mapping[str, str],
+    ) -> Response:
+        """The SSE response of a stream's `records`; where the codec answers a refusal before
+        the first event as plain JSON, the response once that event is there."""
+        if not codec.refused_stream_as_event:
             try:
                 records = await opened_stream(records)
             except A2AError as exc:
-                return _error_response(codec, request_id, exc, reply.headers)
+                return _error_response(codec, request_id, exc, headers)
             except Exception as exc:
                 error = self.pipeline.internal_error(exc, "opening a JSON-RPC stream")
-                return _error_response(codec, request_id, error, reply.headers)
+                return _error_response(codec, request_id, error, headers)
+        id_json = _id_json(request_id)
         encode = target.method.encode
         frames = record_frames(
             records,
             lambda record: _success(id_json, encode(record)),
             lambda error: sse_event(_error_json(codec, id_json, error)),
         )
-        return sse_response(frames, reply.headers)
+        return sse_response(frames, headers)
 
     def _target(
         self, method_name: str, named: str | None, hint: JsonRpcCodec
