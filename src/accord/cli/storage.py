@@ -64,13 +64,12 @@ def prepare_store(settings: StoreSettings) -> TaskStore:
 
 def upgrade_schema(url: str) -> str:
     """Create or upgrade the schema of the store at `url`; says what it did."""
-    if url == MEMORY:
-        return "the memory store has no schema"
     from accord.store.sql import SqlTaskStore
 
     async def upgrade() -> str:
         store = open_store(url)
-        assert isinstance(store, SqlTaskStore)
+        if not isinstance(store, SqlTaskStore):
+            return "the memory store has no schema" if url == MEMORY else f"{url} has no schema"
         try:
             result = await store.upgrade()
         finally:
@@ -127,5 +126,5 @@ def display_url(url: str) -> str:
         return "memory (lost when the server stops)"
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return url

@@ -34,6 +34,8 @@ def open_store(url: str, *, retention: Retention | None = None) -> TaskStore:
     ValueError for a URL naming none of these.
     """
     scheme, separator, _ = url.partition("://")
+    if scheme == MEMORY and url != MEMORY:
+        raise ValueError(f"the memory store is named just {MEMORY!r}, not {url!r}")
     opener = _BACKENDS.get(url if url == MEMORY else scheme)
     if opener is None:
         known = ", ".join(f"{name}://" for name in sorted(_BACKENDS) if name != MEMORY)
