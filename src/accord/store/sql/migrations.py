@@ -17,7 +17,7 @@ from sqlalchemy import Connection, func, insert, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from accord.store.sql.engine import writer
-from accord.store.sql.schema import metadata, push_deliveries, schema_version
+from accord.store.sql.schema import metadata, push_deliveries, schema_version, store_agent
 
 BASELINE_VERSION = 1
 BASELINE_DESCRIPTION = "tasks, task events, push configs, task runners, replicas"
@@ -83,6 +83,11 @@ def _packed_events(connection: Connection) -> None:
     connection.execute(text("ALTER TABLE accord_task_events ADD COLUMN first_seq BIGINT"))
 
 
+def _store_agent(connection: Connection) -> None:
+    # A new table, empty: the first agent to open the store after this step records its name.
+    store_agent.create(connection)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
     Migration(
@@ -91,6 +96,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "tasks belong to the caller that created them", _task_owners),
     Migration(5, "an outbox of webhook deliveries", _push_outbox),
     Migration(6, "the events of one save logged in one row", _packed_events),
+    Migration(7, "the store records which agent's tasks it keeps", _store_agent),
 )
 """The steps after the baseline, oldest first."""
 

@@ -171,6 +171,16 @@ replicas = Table(
 )
 Index("ix_accord_replicas_alive_until", replicas.c.alive_until)
 
+# Whose tasks the store keeps (one row, `id` 1): the name of the agent that first opened it.
+# An agent of another name is refused (TaskStore.bind_agent); replicas share the name.
+store_agent = Table(
+    "accord_store_agent",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("agent", Text, nullable=False),
+    Column("recorded_at", UtcDateTime(), nullable=False),
+)
+
 schema_version = Table(
     "accord_schema_version",
     metadata,
