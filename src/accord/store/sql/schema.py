@@ -71,7 +71,8 @@ tasks = Table(
     # after it holds artifact updates only, which reads fold in (accord.store.sql.snapshots).
     Column("snapshot_seq", BigInteger, nullable=True),
     # Who created the task (`Principal.owner`): the only caller that reads it. '' for the
-    # anonymous owner, which every task stored before schema version 4 gets.
+    # anonymous owner, which every task stored before schema version 4 gets; owners stored
+    # before version 8 begin with "(unqualified):" (accord.core.unqualified_owner).
     Column("owner", _key(), nullable=False, server_default=""),
 )
 Index("ix_accord_tasks_listing", tasks.c.updated_at.desc(), tasks.c.id.desc())
