@@ -33,6 +33,8 @@ def sent(client: SyncClient, text: str, task_id: str | None = None) -> accord.ty
 def test_two_agents_served_from_one_folder_never_see_each_others_tasks(tmp_path: Path) -> None:
     movies_args = ("test_store_per_agent:MOVIES",)
     currency_args = ("test_store_per_agent:CURRENCY",)
+    (tmp_path / ".accord").mkdir()
+    (tmp_path / ".accord" / "accord.db").write_bytes(b"")  # where an earlier accord kept tasks
     with (
         accord_servers(movies_args, currency_args, cwd=tmp_path) as (movies, currency),
         SyncClient(movies.url) as to_movies,
@@ -58,9 +60,34 @@ def test_two_agents_served_from_one_folder_never_see_each_others_tasks(tmp_path:
     assert "tasks are kept in sqlite:///.accord/movies.db" in movies.output, movies.output
     assert "tasks are kept in sqlite:///.accord/currency-agent.db" in currency.output
     assert sorted(p.name for p in (tmp_path / ".accord").glob("*.db")) == [
+        "accord.db",
         "currency-agent.db",
         "movies.db",
     ]
+    assert (tmp_path / ".accord" / "accord.db").read_bytes() == b""  # left as it was
+    note = "./.accord/accord.db (where an earlier accord kept tasks) is not used by default"
+    assert note in movies.output and "--store sqlite:///.accord/accord.db" in movies.output
+
+
+def test_commands_managing_one_store_take_the_one_in_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["db", "upgrade"]).stderr.startswith(
+        "error: name the task store with --store URL (./.accord holds no store)"
+    )
+    (tmp_path / ".accord").mkdir()
+    runner.invoke(cli, ["db", "upgrade", "--store", default_store_url("Movies")])
+
+    upgraded = runner.invoke(cli, ["db", "upgrade"])
+    runner.invoke(cli, ["db", "upgrade", "--store", default_store_url("Currency Agent")])
+    two = runner.invoke(cli, ["push", "failures"])
+
+    assert upgraded.exit_code == 0
+    assert upgraded.stdout.startswith("sqlite:///.accord/movies.db is up to date")
+    assert two.exit_code == 2
+    assert "./.accord holds currency-agent.db, movies.db" in two.stderr
 
 
 def test_replicas_of_one_agent_served_from_one_folder_share_its_store(tmp_path: Path) -> None:
