@@ -28,6 +28,7 @@ from starlette.routing import Route
 
 import accord
 from accord.auth import Bearer, JwtCheck, OAuth2, OpenIdConnect, Security
+from accord.auth.tokens import ASYMMETRIC_ALGORITHMS
 from accord.grpc.generated.v1_0 import a2a_pb2 as pb10
 from accord.grpc.generated.v1_0 import a2a_pb2_grpc as rpc10
 from accord.samples import echo
@@ -55,6 +56,7 @@ json_values = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)),
     max_leaves=8,
 )
+KIDS = ["ec-1", "rsa-1", "unknown"]
 HEADER_MEMBERS = ("alg", "kid", "typ", "crit", "b64", "jku", "x5c", "cty")
 CLAIMS = ("sub", "client_id", "azp", "iss", "aud", "exp", "nbf", "iat", "scope", "scp")
 
@@ -65,7 +67,8 @@ def headers(draw: st.DrawFn) -> Any:
     JSON at all."""
     if draw(st.integers(0, 9)) == 0:
         return draw(json_values)
-    header: dict[str, Any] = {"alg": draw(st.one_of(st.just("ES256"), json_values))}
+    algorithm = st.one_of(st.sampled_from(ASYMMETRIC_ALGORITHMS), json_values)
+    header: dict[str, Any] = {"alg": draw(algorithm), "kid": draw(st.sampled_from(KIDS))}
     for member in draw(st.lists(st.sampled_from(HEADER_MEMBERS), max_size=4)):
         header[member] = draw(json_values)
     header.update(draw(st.dictionaries(texts, json_values, max_size=2)))
@@ -218,6 +221,7 @@ def test_any_token_on_grpc_is_refused_as_unauthenticated(
 
 KEY_ID_NOT_A_STRING = {"alg": "ES256", "kid": 7}
 NOT_LATIN_1 = [{"alg": "Ω-256", "kid": "ec-1"}, {"alg": "ES256", "kid": "ключ-🔑"}]
+KEY_OF_ANOTHER_TYPE = [{"alg": "EdDSA", "kid": "ec-1"}, {"alg": "RS256", "kid": "ec-1"}]
 
 
 def token_with(issuer: TokenIssuer, header: dict[str, Any]) -> str:
@@ -228,7 +232,9 @@ def token_with(issuer: TokenIssuer, header: dict[str, Any]) -> str:
     return f"{signing_input}.{_segment(signature)}"
 
 
-@pytest.mark.parametrize("header", [KEY_ID_NOT_A_STRING, *NOT_LATIN_1], ids=str)
+@pytest.mark.parametrize(
+    "header", [KEY_ID_NOT_A_STRING, *NOT_LATIN_1, *KEY_OF_ANOTHER_TYPE], ids=str
+)
 def test_a_token_header_that_broke_the_server_is_a_401_on_every_binding(
     agent: Bindings, issuer: TokenIssuer, header: dict[str, Any]
 ) -> None:

@@ -95,8 +95,8 @@ class JwtCheck:
             )
         except jwt.InvalidTokenError as exc:
             raise InvalidCredential(_reason(exc)) from None
-        except (jwt.PyJWKError, ValueError, TypeError):
-            # A key of another type than the algorithm the token names (an RSA key for ES256).
+        except (jwt.PyJWTError, ValueError, TypeError):
+            # A key of another type than the algorithm the token names (an EC key for RS256).
             raise InvalidCredential("the token's signature does not verify") from None
         return claims
 
