@@ -18,13 +18,15 @@ from accord.auth import ApiKey, OAuth2, OwnerOf, Security
 from accord.client import ApiKey as Key
 from accord.client import BearerToken, Client
 from accord.core import ANONYMOUS, ANONYMOUS_OWNER, Principal, qualified_owner, unqualified_owner
-from accord.errors import TaskNotFound
+from accord.errors import RateLimited, TaskNotFound
 from accord.samples import echo
+from accord.server.limits import Limits
 from accord.store import TaskQuery
 from accord.store.sql import SqlTaskStore
 from accord.store.sql.migrations import UpgradeResult, head_version, upgrade
 from accord.store.sql.schema import metadata, schema_version, task_snapshots, tasks
 from accord.types import Task, TaskState, TaskStatus
+from agents_for_tests import NeverFinishes
 from rpc import served
 from stores import Backend, backend_fixture, sql_backend_fixture  # noqa: F401 - fixtures
 from token_issuer import AUDIENCE, TokenIssuer, running_issuer
@@ -188,3 +190,29 @@ async def test_owners_of_the_previous_schema_belong_to_no_caller_until_handed_ba
     assert [t.id for t in (await visible_to(ANONYMOUS)).tasks] == ["old-anon"]
     stored = await store.get("old-alice")
     assert stored is not None and stored.owner == "(unqualified):alice"
+
+
+async def test_limits_count_callers_of_two_schemes_with_one_id_apart(issuer: TokenIssuer) -> None:
+    security = Security(
+        ApiKey(API_KEYS),
+        OAuth2(token_url=issuer.token_url, jwks_url=issuer.jwks_url, audience=AUDIENCE),
+    )
+    agent = Agent(NeverFinishes(), name="Busy", security=security)
+    limits = Limits(tasks_per_caller=1, requests_per_second=None)
+    async with (
+        served_agent(agent, limits) as url,
+        Client(url, credentials=[Key("key-of-alice")]) as by_key,
+        Client(url, credentials=[BearerToken(issuer.token("alice"))]) as by_token,
+    ):
+        await by_key.send("first", blocking=False)
+        with pytest.raises(RateLimited):
+            await by_key.send("second", blocking=False)
+        by_token_first = a_task(await by_token.send("the token's first", blocking=False))
+
+    assert by_token_first.status.state in (TaskState.SUBMITTED, TaskState.WORKING)
+
+
+@asynccontextmanager
+async def served_agent(agent: Agent, limits: Limits) -> AsyncIterator[str]:
+    with served(agent.app(limits=limits)) as url:
+        yield url
