@@ -23,7 +23,13 @@ from accord.samples import echo
 from accord.server.limits import Limits
 from accord.store import TaskQuery
 from accord.store.sql import SqlTaskStore
-from accord.store.sql.migrations import UpgradeResult, head_version, upgrade
+from accord.store.sql.migrations import (
+    MIGRATIONS,
+    UpgradeResult,
+    _unqualified_owners,
+    head_version,
+    upgrade,
+)
 from accord.store.sql.schema import metadata, schema_version, task_snapshots, tasks
 from accord.types import Task, TaskState, TaskStatus
 from agents_for_tests import NeverFinishes
@@ -147,7 +153,9 @@ async def test_owner_of_makes_callers_of_several_schemes_one_owner(
 # --- owners stored before they named a scheme ----------------------------------------------------
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
-PREVIOUS = head_version() - 1
+QUALIFYING = next(step.version for step in MIGRATIONS if step.apply is _unqualified_owners)
+PREVIOUS = QUALIFYING - 1
+"""The schema version before owners named their scheme (the step qualifying them is the last)."""
 
 
 def stored_task(task_id: str, owner: str) -> tuple[dict[str, Any], Task]:
