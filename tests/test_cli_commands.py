@@ -290,8 +290,8 @@ def test_agent_serve_says_where_and_where_tasks_are_kept(tmp_path: Path) -> None
         process.wait(timeout=30)
 
     assert first == f"accord: serving Greeter at {url} (card: {url}/.well-known/agent-card.json)\n"
-    assert second == "accord: tasks are kept in sqlite:///.accord/accord.db\n"
-    assert (tmp_path / ".accord" / "accord.db").exists()  # as `accord serve` keeps them
+    assert second == "accord: tasks are kept in sqlite:///.accord/greeter.db\n"
+    assert (tmp_path / ".accord" / "greeter.db").exists()  # as `accord serve` keeps them
     assert sent == "Hello, Ada\n"
     assert again.returncode == 1
     assert f"is already in use by pid {process.pid} (" in one_error_line(again.stderr)

@@ -103,7 +103,8 @@ async def test_a_cancel_without_a_request_shows_the_hook_the_tasks_owner(backend
         assert (await runtime.cancel(execution.task_id)).status.state is TaskState.CANCELED
     finally:
         await runtime.close()
-    assert executor.cancels == [Principal.of_owner("alice")]
+    assert executor.cancels == [Principal.of_owner("apiKey:alice")]
+    assert executor.cancels[0].id == "alice"
 
 
 async def resumed_run(backend: Backend, call: CallContext | None) -> tuple[Principal, Task]:
@@ -128,7 +129,7 @@ async def resumed_run(backend: Backend, call: CallContext | None) -> tuple[Princ
 async def test_a_resumed_task_runs_as_its_owner(backend: Backend) -> None:
     seen, task = await resumed_run(backend, sent_by(Principal("alice", scheme="apiKey")))
     assert task.status.state is TaskState.COMPLETED
-    assert (seen.id, seen.owner) == ("alice", "alice")
+    assert (seen.id, seen.owner) == ("alice", "apiKey:alice")
     assert not seen.authenticated  # rebuilt from the store, not vouched for by a request
 
 
@@ -136,7 +137,7 @@ async def test_an_owner_named_anonymous_stays_apart_from_anonymous_callers(
     backend: Backend,
 ) -> None:
     seen, _ = await resumed_run(backend, sent_by(Principal("anonymous", scheme="apiKey")))
-    assert (seen.id, seen.owner) == ("anonymous", "anonymous")
+    assert (seen.id, seen.owner) == ("anonymous", "apiKey:anonymous")
     assert seen != ANONYMOUS
 
 

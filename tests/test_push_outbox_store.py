@@ -16,9 +16,10 @@ from accord.core.deliveries import Delivery
 from accord.core.records import EventRecord
 from accord.store import Retention, StaleTaskError, TaskStore
 from accord.store.sql.migrations import UpgradeResult, head_version, upgrade
-from accord.store.sql.schema import metadata, push_deliveries, schema_version, task_events
+from accord.store.sql.schema import push_deliveries, schema_version
 from accord.types import Task, TaskState, TaskStatus, new_id
 from stores import Backend, backend_fixture, sql_backend_fixture, store_fixture  # noqa: F401
+from test_sql_store import create_version_5
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=30)
@@ -152,9 +153,8 @@ async def test_a_database_from_before_the_outbox_gets_one(sql_backend: Backend) 
     engine = sql_backend.engine()
     try:
         async with engine.begin() as connection:  # the schema as it was at version 4
-            await connection.run_sync(metadata.create_all)
+            await create_version_5(connection)
             await connection.execute(text(f"DROP TABLE {push_deliveries}"))
-            await connection.execute(text(f"ALTER TABLE {task_events} DROP COLUMN first_seq"))
             for version in range(1, 5):
                 step = {"version": version, "description": "old", "applied_at": NOW}
                 await connection.execute(insert(schema_version).values(step))

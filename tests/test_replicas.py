@@ -10,7 +10,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 
 from accord import Client
@@ -47,9 +46,10 @@ FAST = ("--runner-ttl", "2s", "--graceful-timeout", "5s")
 """A dead replica's tasks are taken over within seconds; SIGTERM waits at most 5 s."""
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest.fixture
 async def pg_store() -> AsyncIterator[str]:
-    """A PostgreSQL store URL on a schema of this module's own."""
+    """A PostgreSQL store URL on a schema of this test's own: a store keeps one agent's tasks,
+    and the tests here serve several agents."""
     async with fresh_pg_schema() as schema:
         yield pg_schema_url(schema)
 

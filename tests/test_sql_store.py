@@ -25,7 +25,14 @@ from accord.core.records import EventRecord
 from accord.runtime import TaskRuntime
 from accord.runtime.state_machine import TaskChange, apply_event, new_task
 from accord.server.service import A2AService
-from accord.store import InMemoryTaskStore, StaleTaskError, TaskQuery, TaskStore, open_store
+from accord.store import (
+    InMemoryTaskStore,
+    StaleTaskError,
+    StoreOfAnotherAgent,
+    TaskQuery,
+    TaskStore,
+    open_store,
+)
 from accord.store.sql import SchemaVersionError, SqlTaskStore, create_sql_engine, sql_url, upgrade
 from accord.store.sql.batches import TRIM_SWEEP, trim
 from accord.store.sql.migrations import (
@@ -41,6 +48,7 @@ from accord.store.sql.schema import (
     push_configs,
     push_deliveries,
     schema_version,
+    store_agent,
     task_events,
     task_runners,
     task_snapshots,
@@ -226,9 +234,15 @@ async def test_stores_starting_together_create_the_schema_once(sql_backend: Back
 NOW = datetime.now(UTC)
 
 
+async def create_version_6(connection: AsyncConnection) -> None:
+    """The tables as accord made them at schema version 6: no record of the store's agent."""
+    await connection.run_sync(metadata.create_all)
+    await connection.execute(text(f"DROP TABLE {store_agent}"))
+
+
 async def create_version_5(connection: AsyncConnection) -> None:
     """The tables as accord made them at schema version 5: one event in each log row."""
-    await connection.run_sync(metadata.create_all)
+    await create_version_6(connection)
     await connection.execute(text(f"ALTER TABLE {task_events} DROP COLUMN first_seq"))
 
 
@@ -294,6 +308,33 @@ async def test_the_log_of_a_version_5_database_replays_beside_rows_of_several_ev
     assert [r.seq for r in logged] == [1, 2, 3, 4, 5]
     assert [r.payload for r in logged[:2]] == old_payloads
     assert [r.seq for r in await store.events_after(task.id, 1, limit=2)] == [2, 3]
+
+
+async def test_a_version_6_database_is_bound_to_the_first_agent_that_opens_it(
+    sql_backend: Backend,
+) -> None:
+    task, row = old_working_task()
+    engine = sql_backend.engine()
+    try:
+        async with engine.begin() as connection:  # what accord made at schema version 6
+            await create_version_6(connection)
+            for version in range(1, 7):
+                step = {"version": version, "description": "old", "applied_at": NOW}
+                await connection.execute(insert(schema_version).values(step))
+            await connection.execute(insert(tasks).values(row))
+            json = task.to_json().decode()
+            await connection.execute(insert(task_snapshots).values(task_id=task.id, task=json))
+        upgraded = await upgrade(engine)
+    finally:
+        await engine.dispose()
+    store = await sql_backend.open()
+
+    await store.bind_agent("Movies")
+    kept = await store.get(task.id)
+    with pytest.raises(StoreOfAnotherAgent):
+        await (await sql_backend.open()).bind_agent("Currency Agent")
+    assert upgraded == UpgradeResult(6, HEAD)
+    assert kept is not None and kept.task.id == task.id
 
 
 OLD_CONFIG = '{"url": "https://old/hook", "id": "c"}'

@@ -173,6 +173,11 @@ def test_serve_reports_a_store_it_cannot_open_in_one_line() -> None:
     [
         (("--store", "mysql://u@db/accord"), "unsupported database URL"),
         (("--store", "sqlite://"), "in-memory SQLite"),
+        (("--store", "memory://"), "the memory store is named just 'memory'"),
+        (("--store", "memory://tasks"), "the memory store is named just 'memory'"),
+        (("--store", "postgresql://db:port/accord"), "is not a database URL"),
+        (("--store", "redis://127.0.0.1:6379/0"), "unsupported database URL"),
+        (("--store", "tasks.db"), "is not a database URL"),
         (("--task-ttl", "soon"), "--task-ttl must be a duration"),
         (("--cleanup-interval", "-5m"), "--cleanup-interval must be a duration"),
     ],
@@ -182,6 +187,16 @@ def test_serve_refuses_bad_store_options(args: tuple[str, ...], message: str) ->
 
     assert result.exit_code == 2
     assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+@pytest.mark.parametrize("url", ["memory://", "postgresql://db:port/accord", "ftp://x/y"])
+def test_db_upgrade_says_in_one_line_what_is_wrong_with_a_store_url(url: str) -> None:
+    result = invoke("db", "upgrade", "--store", url)
+
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: --store {url}: ")
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 # --- the app's lifespan: open, clean up, close ------------------------------------------------

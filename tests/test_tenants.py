@@ -106,7 +106,7 @@ async def test_a_caller_may_name_only_its_tenants(server: Server, policy: bool, 
 
 def test_only_the_anonymous_caller_owns_what_anonymous_callers_made() -> None:
     assert ANONYMOUS.owner == ANONYMOUS_OWNER
-    assert Principal("anonymous", scheme="apiKey").owner == "anonymous"
-    assert Principal("ann", scheme="apiKey", tenant="acme").owner == "ann"
+    assert Principal("anonymous", scheme="apiKey").owner == "apiKey:anonymous"
+    assert Principal("ann", scheme="apiKey", tenant="acme").owner == "apiKey:ann"
     with pytest.raises(ValueError, match="non-empty id"):
         Principal("", scheme="apiKey")

@@ -119,7 +119,8 @@ class Agent:
         """Serve this agent until interrupted, as `accord serve module:agent` does.
 
         The port is `port`, else the `ACCORD_PORT` variable's, else 8000. Tasks are kept in
-        the store at the URL `store`: a SQLite file under `./.accord` by default, `memory`
+        the store at the URL `store`: by default a SQLite file of its own under `./.accord`
+        (`default_store_url`: named after the agent), `memory`
         to keep none. It says on stderr where it serves and where tasks are kept, and ends
         with one line if the port is taken. `options` go to `accord.create_app`.
         """

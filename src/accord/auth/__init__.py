@@ -7,7 +7,7 @@ from accord.auth.http import Basic, Bearer
 from accord.auth.mtls import MutualTls
 from accord.auth.oauth import OAuth2, OpenIdConnect
 from accord.auth.scheme import InvalidCredential, Scheme, Verified
-from accord.auth.security import Policy, Requirement, Security, TenantsOf
+from accord.auth.security import OwnerOf, Policy, Requirement, Security, TenantsOf
 from accord.auth.tokens import JwtCheck, token_scopes
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "MutualTls",
     "OAuth2",
     "OpenIdConnect",
+    "OwnerOf",
     "Policy",
     "Requirement",
     "Scheme",

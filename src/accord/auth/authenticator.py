@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from accord.auth.scheme import InvalidCredential
 from accord.auth.security import Requirement, Security
@@ -38,8 +39,14 @@ class SecurityAuthenticator:
                     break
                 principals.append(outcome)
             else:
-                return combined(principals)
+                return self._owned(combined(principals))
         raise self._refusal(outcomes, lacking)
+
+    def _owned(self, principal: Principal) -> Principal:
+        """`principal`, kept under the owner `Security(owner_of=...)` answers for it, if any."""
+        owner_of = self.security.owner_of
+        owner = owner_of(principal) if owner_of is not None else None
+        return principal if owner is None else replace(principal, owned_as=owner)
 
     async def _outcome(self, name: str, inbound: Inbound) -> Outcome:
         try:
@@ -82,7 +89,7 @@ def wanted(requirements: Iterable[Requirement]) -> str:
 
 def combined(principals: list[Principal]) -> Principal:
     """One caller from the principals several schemes authenticated together (the first
-    one's id and tenant; every scheme's scopes and claims)."""
+    one's id, tenant and owned_as; every scheme's scopes and claims)."""
     if not principals:
         return ANONYMOUS
     if len(principals) == 1:
@@ -97,4 +104,5 @@ def combined(principals: list[Principal]) -> Principal:
         scopes=frozenset().union(*(p.scopes for p in principals)),
         tenant=first.tenant,
         claims=claims,
+        owned_as=first.owned_as,
     )

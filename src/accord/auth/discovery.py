@@ -11,7 +11,7 @@ import httpx
 from jwt import PyJWK
 
 from accord.auth.scheme import not_empty
-from accord.keys import JwksClient, JwksError
+from accord.keys import JwksClient, KeySetUnavailable
 
 
 class Discovery:
@@ -72,9 +72,13 @@ class Discovery:
             response.raise_for_status()
             document = response.json()
         except (httpx.HTTPError, ValueError) as exc:
-            raise JwksError(f"cannot fetch the discovery document at {self.url}: {exc}") from exc
+            raise KeySetUnavailable(
+                f"cannot fetch the discovery document at {self.url}: {exc}"
+            ) from exc
         if not isinstance(document, dict) or not all(
             isinstance(document.get(member), str) for member in ("issuer", "jwks_uri")
         ):
-            raise JwksError(f"the discovery document at {self.url} names no issuer and jwks_uri")
+            raise KeySetUnavailable(
+                f"the discovery document at {self.url} names no issuer and jwks_uri"
+            )
         return document

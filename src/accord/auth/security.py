@@ -21,6 +21,10 @@ Policy: TypeAlias = Callable[[Principal, str, Inbound], bool | Awaitable[bool]]
 for this request? False refuses it with PermissionDenied."""
 
 
+OwnerOf: TypeAlias = Callable[[Principal], str | None]
+"""The owner a principal's tasks are kept under (None: the default, its scheme-qualified id):
+one answer for callers of several schemes who are one person."""
+
 TenantsOf: TypeAlias = Callable[
     [Principal], Collection[str] | Awaitable[Collection[str] | None] | None
 ]
@@ -36,6 +40,9 @@ class Security:
     an operation needs beyond that (`{"cancel_task": ["tasks:admin"]}`; operations are
     named as in `accord.core.Operations`), and `policy` may refuse any call. `tenants` says
     which tenants a principal may name (by default: its own `tenant`, or any when it has none).
+    `owner_of` says whose tasks a principal's are (by default `Principal.owner`: its id
+    qualified by its scheme, `apiKey:alice`): a deployment mapping several schemes to one
+    person answers the same owner for each of them (docs/security.md).
     """
 
     def __init__(
@@ -45,6 +52,7 @@ class Security:
         scopes: Mapping[str, Sequence[str]] | None = None,
         policy: Policy | None = None,
         tenants: TenantsOf | None = None,
+        owner_of: OwnerOf | None = None,
     ) -> None:
         if not schemes:
             raise ValueError("Security needs at least one scheme")
@@ -58,6 +66,7 @@ class Security:
         self.scopes = {operation: frozenset(s) for operation, s in (scopes or {}).items()}
         self.policy = policy
         self.tenants = tenants
+        self.owner_of = owner_of
 
     def card_schemes(self) -> dict[str, SecurityScheme]:
         """The card's `securitySchemes`."""

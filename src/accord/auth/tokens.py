@@ -11,7 +11,7 @@ from jwt import PyJWK
 
 from accord.auth.scheme import InvalidCredential, not_empty
 from accord.core import Principal
-from accord.keys import JwksClient, JwksError
+from accord.keys import JwksClient, JwksError, KeySetUnavailable
 
 log = logging.getLogger("accord.auth")
 
@@ -61,24 +61,24 @@ class JwtCheck:
         self.leeway = leeway
         self.algorithms = tuple(algorithms)
         self.required = list(required)
+        self._logged: str | None = None  # the last reason keys were unavailable, as logged
 
     async def claims(self, token: str) -> dict[str, Any]:
-        """The token's claims once every check passed; InvalidCredential saying which failed."""
+        """The token's claims once every check passed; InvalidCredential saying which failed.
+
+        Whatever the token holds (any header, any claims) it is InvalidCredential, never
+        another error; a key set that cannot be fetched is logged here, once per reason, and
+        the caller is told only that the token could not be verified."""
         try:
             header = jwt.get_unverified_header(token)
-        except jwt.DecodeError as exc:
-            raise InvalidCredential(f"the token is not a JWT: {exc}") from None
+        except jwt.InvalidTokenError as exc:
+            raise InvalidCredential(f"the token is not a JWT: {_shown(str(exc))}") from None
         algorithm = header.get("alg")
-        if algorithm not in self.algorithms:
+        if not isinstance(algorithm, str) or algorithm not in self.algorithms:
             raise InvalidCredential(
-                f"the token is signed with {algorithm!r}, which is not accepted"
+                f"the token is signed with {_shown(repr(algorithm))}, which is not accepted"
             )
-        try:
-            key = await self.keys.key(header.get("kid"))
-        except JwksError as exc:
-            log.warning("cannot verify a token: %s", exc)
-            raise InvalidCredential(f"the token's signing key is unknown: {exc}") from None
-        issuer = await self._issuer()
+        key, issuer = await self._key_and_issuer(header.get("kid"))
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
@@ -95,7 +95,26 @@ class JwtCheck:
             )
         except jwt.InvalidTokenError as exc:
             raise InvalidCredential(_reason(exc)) from None
+        except (jwt.PyJWTError, ValueError, TypeError):
+            # A key of another type than the algorithm the token names (an EC key for RS256).
+            raise InvalidCredential("the token's signature does not verify") from None
         return claims
+
+    async def _key_and_issuer(self, kid: str | None) -> tuple[PyJWK, str | None]:
+        """The key that signed a token naming `kid` and the issuer it must name;
+        InvalidCredential when there is no such key or the keys cannot be had."""
+        try:
+            key = await self.keys.key(kid)
+            issuer = await self._issuer()
+        except KeySetUnavailable as exc:
+            if str(exc) != self._logged:  # once per reason, not once per request
+                self._logged = str(exc)
+                log.warning("cannot verify tokens: %s", exc)
+            raise InvalidCredential("the token could not be verified") from None
+        except JwksError:
+            raise InvalidCredential("the token's signing key is unknown") from None
+        self._logged = None
+        return key, issuer
 
     async def principal(self, token: str, scheme: str) -> Principal:
         """The caller `token` authenticates under `scheme`."""
@@ -146,4 +165,9 @@ def _reason(exc: jwt.InvalidTokenError) -> str:
         return f"the token has no {exc.claim!r} claim"
     if isinstance(exc, jwt.InvalidSignatureError):
         return "the token's signature does not verify"
-    return f"the token is not valid: {exc}"
+    return f"the token is not valid: {_shown(str(exc))}"
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """`text` cut to `limit` characters: what a refusal may repeat of a token's content."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -18,7 +18,6 @@ from accord.host.registry import (
     REGISTRY_VARIABLE,
     initial_urls,
 )
-from accord.store import DEFAULT_STORE_URL
 
 
 @reports_errors
@@ -45,13 +44,14 @@ def host(
     port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = DEFAULT_PORT,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
     store: Annotated[
-        str,
+        str | None,
         typer.Option(
             metavar="URL",
             envvar="ACCORD_STORE",
-            help="Where the host's own tasks live (see serve).",
+            help="Where the host's own tasks live (see serve; default: its own file in ./.accord).",
+            show_default=False,
         ),
-    ] = DEFAULT_STORE_URL,
+    ] = None,
     public_url: serve_options.PublicUrlOption = None,
 ) -> None:
     """Serve the multi-agent host.

@@ -12,14 +12,13 @@ import typer
 from accord.cli.errors import BadArgument, fail, reports_errors
 from accord.cli.push_options import RequeuedDeadline, push_deadline
 from accord.cli.server_commands import StoreUrl
-from accord.cli.storage import using_store
+from accord.cli.storage import named_store, using_store
 from accord.core.deliveries import Delivery
-from accord.store import DEFAULT_STORE_URL
 
 
 @reports_errors
 def failures(
-    store: StoreUrl = DEFAULT_STORE_URL,
+    store: StoreUrl = None,
     limit: Annotated[
         int, typer.Option(metavar="N", min=1, help="Show at most N, most recent first.")
     ] = 100,
@@ -28,7 +27,7 @@ def failures(
     ] = False,
 ) -> None:
     """List parked push deliveries: webhooks that kept failing, never tried again."""
-    parked = using_store(store, lambda opened: opened.parked_deliveries(limit))
+    parked = using_store(named_store(store), lambda opened: opened.parked_deliveries(limit))
     if not parked and not json_output:
         typer.echo("no parked deliveries")
     for delivery in parked:
@@ -51,7 +50,7 @@ def retry(
     task_id: Annotated[
         str | None, typer.Option("--task", metavar="ID", help="With --all: only this task's.")
     ] = None,
-    store: StoreUrl = DEFAULT_STORE_URL,
+    store: StoreUrl = None,
     deadline: RequeuedDeadline = None,
 ) -> None:
     """Send parked push deliveries again, once their webhook works: their tries start over.
@@ -68,7 +67,7 @@ def retry(
     now = datetime.now(UTC)
     until = now + timedelta(seconds=seconds)
     requeued = using_store(
-        store,
+        named_store(store),
         lambda opened: opened.requeue_deliveries(now, until, ids=ids or None, task_id=task_id),
     )
     typer.echo(f"requeued {requeued} parked deliver{'y' if requeued == 1 else 'ies'}")

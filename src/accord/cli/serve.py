@@ -23,7 +23,7 @@ from accord.cli import serve_options
 from accord.cli.errors import BadArgument
 from accord.cli.ports import ensure_free
 from accord.cli.signing_options import TrustSettings
-from accord.cli.storage import StoreSettings, display_url, prepare_store
+from accord.cli.storage import StoreSettings, display_url, earlier_default_note, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.runtime.delivery import RetrySchedule
 from accord.server.http_limits import HttpLimits
@@ -175,7 +175,9 @@ def _agent_app(
 ) -> Any:
     """The agent's app on its store and bus, once they open and the ports are free."""
     storage = storage if storage is not None else StoreSettings()
-    store = prepare_store(storage)
+    store_agent = app_options.get("store_agent") or storage.agent or agent.name
+    store_url = storage.url_for(store_agent)
+    store = prepare_store(store_url, storage.retention, store_agent)
     try:
         bus = open_bus(replica.bus_url)
     except ValueError as exc:
@@ -188,7 +190,10 @@ def _agent_app(
     typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
     if app_options.get("public_url"):
         typer.echo(f"accord: clients reach it at {app_options['public_url']}", err=True)
-    typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
+    typer.echo(f"accord: tasks are kept in {display_url(store_url)}", err=True)
+    note = earlier_default_note() if storage.url is None else None
+    if note is not None:
+        typer.echo(f"accord: {note}", err=True)
     options: dict[str, Any] = {
         "store": store,
         "bus": bus,
@@ -197,6 +202,7 @@ def _agent_app(
         "grpc_port": grpc_port,
         "grpc_host": host,
         "http_port": port,
+        "store_agent": store_agent,
     }
     return agent.app(**{**options, **app_options})
 

@@ -21,7 +21,7 @@ from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSett
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
 from accord.server.http_limits import HttpLimits
-from accord.store import DEFAULT_STORE_URL, Retention
+from accord.store import Retention
 from accord.store.retention import (
     DEFAULT_CLEANUP_INTERVAL,
     DEFAULT_EVENT_TTL,
@@ -30,13 +30,14 @@ from accord.store.retention import (
 )
 
 StoreUrl = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--store",
         metavar="URL",
         envvar="ACCORD_STORE",
         help="Where tasks live: sqlite:///PATH (a file on this machine), postgresql://USER@HOST/DB"
         " (shared by replicas) or memory (gone when the server stops).",
+        show_default=False,
     ),
 ]
 
@@ -60,7 +61,18 @@ def serve(
         int, typer.Option(metavar="PORT", envvar="ACCORD_PORT", help="Port to listen on.")
     ] = DEFAULT_PORT,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
-    store: StoreUrl = DEFAULT_STORE_URL,
+    store: StoreUrl = None,
+    store_agent: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            envvar="ACCORD_STORE_AGENT",
+            help="The agent name the store keeps tasks under (default: the agent's own). A"
+            " store keeping another name's tasks is refused: give an earlier name only to hand"
+            " its tasks on to this agent on purpose.",
+            show_default=False,
+        ),
+    ] = None,
     task_ttl: Annotated[
         str,
         typer.Option(
@@ -146,8 +158,9 @@ def serve(
     """Serve an agent over A2A.
 
     JSON-RPC answers at /, HTTP+JSON beside it, and the agent card where clients look for
-    it. Tasks persist in ./.accord/accord.db (SQLite) unless --store names another
-    store. A port already taken is reported before serving, with the process holding it.
+    it. Tasks persist in the agent's own SQLite file, ./.accord/NAME.db, unless --store
+    names another store (one keeping another agent's tasks is refused). A port already
+    taken is reported before serving.
     Behind a proxy or load balancer, --public-url says where clients reach the agent.
     """
 
@@ -160,6 +173,7 @@ def serve(
             max_events_per_task=max_task_events,
         ),
         cleanup_interval=interval.total_seconds() if interval is not None else None,
+        agent=store_agent,
     )
     serving.run(
         target,
@@ -196,9 +210,9 @@ def _seconds(option: str, text: str) -> float:
 
 @db.command("upgrade")
 @reports_errors
-def db_upgrade(store: StoreUrl = DEFAULT_STORE_URL) -> None:
+def db_upgrade(store: StoreUrl = None) -> None:
     """Create or upgrade the task store's schema.
 
-    accord serve also does this when it starts.
+    accord serve also does this when it starts. Without --store: the one store ./.accord holds.
     """
-    typer.echo(storage.upgrade_schema(store))
+    typer.echo(storage.upgrade_schema(storage.named_store(store)))

@@ -8,11 +8,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import TypeVar
 
 from accord.cli.errors import BadArgument, fail
-from accord.store import DEFAULT_STORE_URL, Retention, TaskStore, open_store
-from accord.store.factory import MEMORY
+from accord.store import Retention, StoreOfAnotherAgent, TaskStore, default_store_url, open_store
+from accord.store.factory import EARLIER_DEFAULT_STORE, MEMORY, STORE_DIRECTORY
 from accord.store.retention import DEFAULT_CLEANUP_INTERVAL
 
 T = TypeVar("T")
@@ -23,11 +24,18 @@ _DURATION = re.compile(r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>[smhd]?)")
 
 @dataclass(frozen=True, slots=True)
 class StoreSettings:
-    """Where `accord serve` keeps tasks, how long, and how often it cleans up (None: never)."""
+    """Where `accord serve` keeps tasks (None: the agent's own file, `default_store_url`), how
+    long, how often it cleans up (None: never), and the agent name the store keeps them under
+    (None: the agent's own)."""
 
-    url: str = DEFAULT_STORE_URL
+    url: str | None = None
     retention: Retention = field(default_factory=Retention)
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL
+    agent: str | None = None
+
+    def url_for(self, agent: str) -> str:
+        """The store's URL for tasks kept under the agent name `agent`."""
+        return self.url if self.url is not None else default_store_url(agent)
 
 
 def parse_duration(option: str, text: str) -> timedelta | None:
@@ -51,26 +59,59 @@ def format_duration(duration: timedelta | float | None) -> str:
     return f"{seconds:g}s"
 
 
-def prepare_store(settings: StoreSettings) -> TaskStore:
-    """The store `accord serve` hands to its app, its schema created or upgraded already.
+def prepare_store(url: str, retention: Retention, agent: str) -> TaskStore:
+    """The store at `url` that `accord serve` hands to the app of the agent named `agent`,
+    its schema created or upgraded and the store bound to the agent already.
 
-    Migrating here, before the server starts, turns a bad URL or an unreachable database
-    into one line on stderr rather than a failed application startup.
+    Doing this before the server starts turns a bad URL, an unreachable database or a store
+    keeping another agent's tasks into one line on stderr rather than a failed startup.
     """
-    upgrade_schema(settings.url)
-    with _reported(settings.url):
-        return open_store(settings.url, retention=settings.retention)
+    upgrade_schema(url)
+
+    async def bind() -> None:
+        store = open_store(url)
+        try:
+            await store.bind_agent(agent)
+        finally:
+            await store.close()
+
+    with _reported(url):
+        asyncio.run(bind())
+        return open_store(url, retention=retention)
+
+
+def named_store(url: str | None) -> str:
+    """The store a command managing one works on: `url`, else the only store file ./.accord
+    holds (as `accord serve` keeps one agent's tasks); BadArgument when it holds none or
+    several."""
+    if url is not None:
+        return url
+    found = sorted(path.name for path in Path(STORE_DIRECTORY).glob("*.db"))
+    if len(found) == 1:
+        return f"sqlite:///{STORE_DIRECTORY}/{found[0]}"
+    held = f"holds {', '.join(found)}" if found else "holds no store"
+    raise BadArgument(f"name the task store with --store URL (./{STORE_DIRECTORY} {held})")
+
+
+def earlier_default_note() -> str | None:
+    """What to say when ./.accord/accord.db, where an earlier accord kept the tasks of every
+    agent served from this folder, is there: it is no longer anyone's default."""
+    if not Path(EARLIER_DEFAULT_STORE).exists():
+        return None
+    return (
+        f"./{EARLIER_DEFAULT_STORE} (where an earlier accord kept tasks) is not used by default"
+        f" any more; --store sqlite:///{EARLIER_DEFAULT_STORE} serves this agent on it"
+    )
 
 
 def upgrade_schema(url: str) -> str:
     """Create or upgrade the schema of the store at `url`; says what it did."""
-    if url == MEMORY:
-        return "the memory store has no schema"
     from accord.store.sql import SqlTaskStore
 
     async def upgrade() -> str:
         store = open_store(url)
-        assert isinstance(store, SqlTaskStore)
+        if not isinstance(store, SqlTaskStore):
+            return "the memory store has no schema" if url == MEMORY else f"{url} has no schema"
         try:
             result = await store.upgrade()
         finally:
@@ -112,6 +153,8 @@ def _reported(url: str) -> Iterator[None]:
         yield
     except (ValueError, ImportError) as exc:
         raise BadArgument(f"--store {display_url(url)}: {exc}") from None
+    except StoreOfAnotherAgent as exc:
+        fail(f"error: {display_url(url)}: {exc}")
     except (SQLAlchemyError, OSError, SchemaVersionError) as exc:
         reason = exc.orig if isinstance(exc, DBAPIError) else exc
         first_line = str(reason).strip().splitlines()[0] if str(reason).strip() else repr(reason)
@@ -127,5 +170,5 @@ def display_url(url: str) -> str:
         return "memory (lost when the server stops)"
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return url

@@ -22,8 +22,9 @@ from accord.codecs.rest import http_status
 from accord.core import ClientCertificate, Inbound
 from accord.core.inbound import tenant_field
 from accord.core.records import EventRecord, close_stream
-from accord.errors import A2AError, InvalidParams, InvalidRequest, Unauthenticated
+from accord.errors import A2AError, InvalidParams, InvalidRequest
 from accord.grpc.services import GRPC_SERVICES, GrpcService
+from accord.server.http_request import error_headers
 from accord.server.pipeline import Reply, RequestPipeline, Target
 from accord.server.tls import TlsFiles, parsed_certificate
 
@@ -207,8 +208,9 @@ async def _abort(context: grpc.aio.ServicerContext, error: A2AError, spec: GrpcS
         status_pb2.Status(),
     )
     trailers: tuple[tuple[str, str | bytes], ...] = ((_STATUS_DETAILS, status.SerializeToString()),)
-    if isinstance(error, Unauthenticated) and error.challenges:  # what HTTP's header would say
-        trailers += (("www-authenticate", ", ".join(error.challenges)),)
+    challenge = error_headers(error).get("WWW-Authenticate")
+    if challenge is not None:  # what HTTP's header would say
+        trailers += (("www-authenticate", challenge),)
     await context.abort(code, spec.status_message(error), trailing_metadata=trailers)
 
 

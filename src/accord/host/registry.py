@@ -36,7 +36,7 @@ AGENTS_VARIABLE = "ACCORD_HOST_AGENTS"
 CREDENTIALS_VARIABLE = "ACCORD_HOST_CREDENTIALS"
 """Credentials per agent URL, as JSON: `{"http://host:port": {"apiKey": "..."}, ...}`."""
 DEFAULT_REGISTRY_PATH = Path(".accord/host/agents.json")
-"""Next to the default task store (`.accord/accord.db`)."""
+"""Next to the default task stores (`.accord/NAME.db`)."""
 CARD_TIMEOUT = httpx.Timeout(10.0)
 RETRY_SECONDS = 5.0
 """How long to wait before trying again a start-up agent that could not be reached."""

@@ -1,7 +1,7 @@
 """Keys: the server's own signing keys (KeyStore), card signatures, and other parties' JWKS."""
 
 from accord.keys.cards import CardSignatureError, StaticKeys, TrustedKeys, sign_card, verify_card
-from accord.keys.jwks_client import JwksClient, JwksError
+from accord.keys.jwks_client import JwksClient, JwksError, KeySetUnavailable
 from accord.keys.store import DEFAULT_KEYS_DIR, KeyStore, KeyStoreError, SigningKey
 
 __all__ = [
@@ -9,6 +9,7 @@ __all__ = [
     "CardSignatureError",
     "JwksClient",
     "JwksError",
+    "KeySetUnavailable",
     "KeyStore",
     "KeyStoreError",
     "SigningKey",

@@ -16,6 +16,11 @@ class JwksError(Exception):
     """The key set could not be fetched or read, or holds no key usable for the token."""
 
 
+class KeySetUnavailable(JwksError):
+    """The key set (or the document naming it) could not be fetched or read: the publisher's
+    side failed, whatever the token presented."""
+
+
 class JwksClient:
     """The keys published at `url`, fetched on first use and kept for `max_age` seconds.
 
@@ -97,21 +102,21 @@ class JwksClient:
             response.raise_for_status()
             return response.json()
         except (httpx.HTTPError, ValueError) as exc:
-            raise JwksError(f"cannot fetch the key set at {self.url}: {exc}") from exc
+            raise KeySetUnavailable(f"cannot fetch the key set at {self.url}: {exc}") from exc
 
 
 def _signing_keys(document: Any) -> dict[str | None, PyJWK]:
     """The keys of a JWKS document that may verify signatures, by key id."""
     if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
-        raise JwksError("a key set must be a JSON object with a `keys` array")
+        raise KeySetUnavailable("a key set must be a JSON object with a `keys` array")
     try:
         key_set = PyJWKSet(document["keys"])
     except (PyJWKSetError, PyJWKError) as exc:
-        raise JwksError(f"the key set holds no usable key: {exc}") from exc
+        raise KeySetUnavailable(f"the key set holds no usable key: {exc}") from exc
     keys: dict[str | None, PyJWK] = {}
     for key in key_set.keys:
         if key.public_key_use in (None, "sig"):
             keys[key.key_id] = key
     if not keys:
-        raise JwksError("the key set holds no signing key")
+        raise KeySetUnavailable("the key set holds no signing key")
     return keys

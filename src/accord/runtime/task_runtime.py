@@ -442,14 +442,15 @@ class TaskRuntime:
         run = self._runs.get(task_id)
         return run is not None and run.worker is not None and not run.worker.done()
 
-    def running_for(self, principal_id: str) -> int:
-        """How many executors of this replica work on messages `principal_id` sent."""
+    def running_for(self, owner: str) -> int:
+        """How many executors of this replica work on messages callers of `owner`
+        (`Principal.owner`) sent."""
         return sum(
             1
             for run in self._runs.values()
             if run.worker is not None
             and not run.worker.done()
-            and run.context.principal.id == principal_id
+            and run.context.principal.owner == owner
         )
 
     def _detached_run(self, stored: StoredTask, call: CallContext | None = None) -> _Run:

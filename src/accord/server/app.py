@@ -65,6 +65,7 @@ def create_app(
     keys: KeyStore | None = None,
     push_allow: Sequence[str] = (),
     push_schedule: RetrySchedule | None = None,
+    store_agent: str | None = None,
 ) -> Starlette:
     """An ASGI app answering A2A for `agent`.
 
@@ -76,7 +77,9 @@ def create_app(
     notifications' issuer name it (one that cannot be an agent's URL is ValueError). The
     store defaults to memory, the bus to this process. A replica that stops renewing its
     heartbeat for `runner_ttl` seconds has its running tasks taken over by another.
-    On startup the store is opened (its schema created or upgraded); then, every
+    On startup the store is opened (its schema created or upgraded) and bound to the agent:
+    a store that keeps the tasks of an agent of another name than `store_agent` (default:
+    the agent's name) refuses to start the app (`StoreOfAnotherAgent`); then, every
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
     port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them;
@@ -140,6 +143,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await runtime.store.open()
+        await runtime.store.bind_agent(store_agent or agent.name)
         await runtime.open()
         cleaner = None
         if cleanup_interval is not None:

@@ -65,13 +65,27 @@ def _too_large(limit: int) -> str:
 
 
 def error_headers(error: A2AError) -> dict[str, str]:
-    """The HTTP headers an error's answer carries: `WWW-Authenticate` naming what credentials
-    are accepted, `Retry-After` (whole seconds) for a caller over a limit."""
+    """The headers an error's answer carries (HTTP headers, gRPC trailers): `WWW-Authenticate`
+    naming what credentials are accepted, `Retry-After` (whole seconds) for a caller over a
+    limit. The one place headers are made from an error's content, each value `header_value`."""
     if isinstance(error, Unauthenticated) and error.challenges:
-        return {"WWW-Authenticate": ", ".join(error.challenges)}
+        return {"WWW-Authenticate": header_value(", ".join(error.challenges))}
     if isinstance(error, RateLimited):
         return {"Retry-After": str(max(1, math.ceil(error.retry_after)))}
     return {}
+
+
+_NOT_SENDABLE = re.compile(r"[^\x20-\x7e]")
+MAX_HEADER_VALUE = 2048
+
+
+def header_value(text: str) -> str:
+    """`text` as a header value every peer can send and read: printable ASCII only (any other
+    character, line breaks and non-Latin-1 ones included, becomes `?`), at most
+    MAX_HEADER_VALUE characters. Credentials, tokens and upstream answers put anything in
+    the text a header repeats; HTTP and gRPC metadata carry only this."""
+    value = _NOT_SENDABLE.sub("?", text)
+    return value if len(value) <= MAX_HEADER_VALUE else value[: MAX_HEADER_VALUE - 3] + "..."
 
 
 def peer_address(scope: Scope) -> str | None:

@@ -22,11 +22,12 @@ MAX_CALLERS = 100_000
 
 
 def caller_of(call: Call) -> str:
-    """Whom a limit counts a call against: the authenticated principal, else the client's
-    address (anonymous callers are told apart by where they connect from)."""
+    """Whom a limit counts a call against: the authenticated principal (its owner: callers of
+    two schemes with one id are two callers), else the client's address (anonymous callers
+    are told apart by where they connect from)."""
     principal = call.context.principal
     if principal.authenticated:
-        return f"principal:{principal.id}"
+        return f"principal:{principal.owner}"
     return address_of(call.inbound)
 
 
@@ -176,7 +177,7 @@ class FailedAuthenticationLimit:
 class RunningTasks(Protocol):
     """Who counts the tasks running for a principal (the TaskRuntime)."""
 
-    def running_for(self, principal_id: str) -> int: ...
+    def running_for(self, owner: str) -> int: ...
 
 
 class ActiveTaskLimit:
@@ -192,7 +193,7 @@ class ActiveTaskLimit:
     async def __call__(self, call: Call, proceed: Proceed) -> Any:
         if operation_of(call) in MESSAGE_OPERATIONS:
             principal = call.context.principal
-            if self.tasks.running_for(principal.id) >= self.per_caller:
+            if self.tasks.running_for(principal.owner) >= self.per_caller:
                 raise RateLimited(
                     f"too many tasks at work: at most {self.per_caller} per caller; wait for one"
                     " to finish or cancel one",

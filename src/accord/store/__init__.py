@@ -1,21 +1,28 @@
 """Task persistence: the TaskStore interface and its backends."""
 
 from accord.core.query import TaskPage, TaskQuery
-from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
-from accord.store.factory import DEFAULT_STORE_URL, open_store
+from accord.store.base import (
+    Orphan,
+    StaleTaskError,
+    StoredTask,
+    StoreOfAnotherAgent,
+    TaskStore,
+)
+from accord.store.factory import default_store_url, open_store
 from accord.store.memory import InMemoryTaskStore
 from accord.store.retention import CleanupReport, Retention
 
 __all__ = [
-    "DEFAULT_STORE_URL",
     "CleanupReport",
     "InMemoryTaskStore",
     "Orphan",
     "Retention",
     "StaleTaskError",
+    "StoreOfAnotherAgent",
     "StoredTask",
     "TaskPage",
     "TaskQuery",
     "TaskStore",
+    "default_store_url",
     "open_store",
 ]

@@ -32,6 +32,20 @@ class StaleTaskError(RuntimeError):
     """A save raced with another writer: the stored task moved on since it was read."""
 
 
+class StoreOfAnotherAgent(RuntimeError):
+    """The store keeps the tasks of an agent of another name than the one opening it."""
+
+    def __init__(self, recorded: str, agent: str) -> None:
+        super().__init__(
+            f"this task store keeps the tasks of the agent {recorded!r}, not of {agent!r}:"
+            f" give {agent!r} a store of its own, or, to hand it {recorded!r}'s tasks on"
+            f" purpose (a renamed agent), open the store as {recorded!r}"
+            " (accord serve --store-agent, create_app(store_agent=...))"
+        )
+        self.recorded = recorded
+        self.agent = agent
+
+
 @dataclass(slots=True, frozen=True)
 class StoredTask:
     """A task as last saved, with the sequence number of the last event applied to it and
@@ -57,6 +71,22 @@ class TaskStore(ABC):
     their push configs), as if the others did not exist; `owner=None` reads every task (the
     runtime's own bookkeeping).
     """
+
+    _agent: str | None = None
+
+    async def bind_agent(self, agent: str) -> None:
+        """Keep the tasks of the agent named `agent` here: the store records the name when it
+        keeps no agent's tasks yet, and raises StoreOfAnotherAgent when it keeps another's
+        (replicas of one agent share a name, so they share the store)."""
+        recorded = await self._recorded_agent(agent)
+        if recorded != agent:
+            raise StoreOfAnotherAgent(recorded, agent)
+
+    async def _recorded_agent(self, agent: str) -> str:
+        """The agent whose tasks the store keeps, `agent` when it kept nobody's (recorded now)."""
+        if self._agent is None:
+            self._agent = agent
+        return self._agent
 
     @abstractmethod
     async def get(self, task_id: str, owner: str | None = None) -> StoredTask | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from accord.store.base import TaskStore
@@ -9,8 +10,26 @@ from accord.store.memory import InMemoryTaskStore
 from accord.store.retention import Retention
 
 MEMORY = "memory"
-DEFAULT_STORE_URL = "sqlite:///.accord/accord.db"
-"""Where `accord serve` keeps tasks unless told otherwise: a SQLite file under ./.accord/."""
+STORE_DIRECTORY = ".accord"
+"""Where `accord serve` keeps an agent's tasks unless told otherwise (`default_store_url`)."""
+EARLIER_DEFAULT_STORE = f"{STORE_DIRECTORY}/accord.db"
+"""The one file every agent served from a folder shared before each had a file of its own."""
+
+
+def default_store_url(agent: str) -> str:
+    """Where `accord serve` keeps the tasks of the agent named `agent` unless told otherwise:
+    a SQLite file of its own under ./.accord/, named after it (`Currency Agent`:
+    `sqlite:///.accord/currency-agent.db`), so that agents served from one folder never share
+    one. Names that make the same file are told apart by the store (`TaskStore.bind_agent`)."""
+    return f"sqlite:///{STORE_DIRECTORY}/{store_file_name(agent)}"
+
+
+def store_file_name(agent: str) -> str:
+    """The file name an agent's default store gets: its name in lower-case ASCII letters and
+    digits, other characters as single dashes (at most 64; `agent` when none is left), `.db`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", agent.lower()).strip("-")[:64].strip("-")
+    return f"{slug or 'agent'}.db"
+
 
 StoreOpener = Callable[[str, Retention | None], TaskStore]
 """Makes a store (not yet opened) from its URL and retention."""
@@ -34,6 +53,8 @@ def open_store(url: str, *, retention: Retention | None = None) -> TaskStore:
     ValueError for a URL naming none of these.
     """
     scheme, separator, _ = url.partition("://")
+    if scheme == MEMORY and url != MEMORY:
+        raise ValueError(f"the memory store is named just {MEMORY!r}, not {url!r}")
     opener = _BACKENDS.get(url if url == MEMORY else scheme)
     if opener is None:
         known = ", ".join(f"{name}://" for name in sorted(_BACKENDS) if name != MEMORY)

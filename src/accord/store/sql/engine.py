@@ -46,8 +46,8 @@ def sql_url(url: str | URL) -> URL:
     """
     try:
         parsed = make_url(url)
-    except ArgumentError:
-        raise ValueError(f"{url!r} is not a database URL") from None
+    except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
+        raise ValueError(f"{str(url)!r} is not a database URL ({exc})") from None
     backend, _, driver = parsed.drivername.partition("+")
     if backend == "sqlite" and driver in ("", "aiosqlite"):
         if parsed.database in (None, "", ":memory:"):

@@ -16,8 +16,9 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, func, insert, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from accord.core.principal import unqualified_owner
 from accord.store.sql.engine import writer
-from accord.store.sql.schema import metadata, push_deliveries, schema_version
+from accord.store.sql.schema import metadata, push_deliveries, schema_version, store_agent
 
 BASELINE_VERSION = 1
 BASELINE_DESCRIPTION = "tasks, task events, push configs, task runners, replicas"
@@ -83,6 +84,24 @@ def _packed_events(connection: Connection) -> None:
     connection.execute(text("ALTER TABLE accord_task_events ADD COLUMN first_seq BIGINT"))
 
 
+def _store_agent(connection: Connection) -> None:
+    # A new table, empty: the first agent to open the store after this step records its name.
+    store_agent.create(connection)
+
+
+def _unqualified_owners(connection: Connection) -> None:
+    # Owners were a caller's id alone, with no record of the scheme that authenticated it:
+    # an API key's `alice` and a token's `alice` were one owner. Which one made a task is
+    # unknown, so no caller gets those tasks by default; each becomes `(unqualified):ID`
+    # (accord.core.unqualified_owner), which no scheme-qualified owner can be, and a
+    # deployment that knows which scheme made them hands them back with Security(owner_of=).
+    # The anonymous owner ('') stays as it is.
+    connection.execute(
+        text("UPDATE accord_tasks SET owner = :prefix || owner WHERE owner <> ''"),
+        {"prefix": unqualified_owner("")},
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
     Migration(
@@ -91,6 +110,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "tasks belong to the caller that created them", _task_owners),
     Migration(5, "an outbox of webhook deliveries", _push_outbox),
     Migration(6, "the events of one save logged in one row", _packed_events),
+    Migration(7, "the store records which agent's tasks it keeps", _store_agent),
+    Migration(8, "owners name the scheme that authenticated them", _unqualified_owners),
 )
 """The steps after the baseline, oldest first."""
 

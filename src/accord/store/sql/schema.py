@@ -71,7 +71,8 @@ tasks = Table(
     # after it holds artifact updates only, which reads fold in (accord.store.sql.snapshots).
     Column("snapshot_seq", BigInteger, nullable=True),
     # Who created the task (`Principal.owner`): the only caller that reads it. '' for the
-    # anonymous owner, which every task stored before schema version 4 gets.
+    # anonymous owner, which every task stored before schema version 4 gets; owners stored
+    # before version 8 begin with "(unqualified):" (accord.core.unqualified_owner).
     Column("owner", _key(), nullable=False, server_default=""),
 )
 Index("ix_accord_tasks_listing", tasks.c.updated_at.desc(), tasks.c.id.desc())
@@ -170,6 +171,16 @@ replicas = Table(
     Column("alive_until", UtcDateTime(), nullable=False),
 )
 Index("ix_accord_replicas_alive_until", replicas.c.alive_until)
+
+# Whose tasks the store keeps (one row, `id` 1): the name of the agent that first opened it.
+# An agent of another name is refused (TaskStore.bind_agent); replicas share the name.
+store_agent = Table(
+    "accord_store_agent",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("agent", Text, nullable=False),
+    Column("recorded_at", UtcDateTime(), nullable=False),
+)
 
 schema_version = Table(
     "accord_schema_version",

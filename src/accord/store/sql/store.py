@@ -61,6 +61,7 @@ from accord.store.sql.schema import (
     push_configs,
     push_deliveries,
     replicas,
+    store_agent,
     task_events,
     task_runners,
     task_snapshots,
@@ -157,6 +158,13 @@ class SqlTaskStore(TaskStore):
     def _insert(self, table: Table) -> Any:
         """INSERT in this dialect, with its ON CONFLICT clauses (the same on both backends)."""
         return _INSERTS[self.engine.dialect.name](table)
+
+    async def _recorded_agent(self, agent: str) -> str:
+        row = {"id": 1, "agent": agent, "recorded_at": datetime.now(UTC)}
+        statement = self._insert(store_agent).values(row).on_conflict_do_nothing()
+        async with self._writing() as connection:
+            await connection.execute(statement)  # a replica starting at once: one row wins
+            return str(await connection.scalar(select(store_agent.c.agent)))
 
     # --- tasks and their events -------------------------------------------------------------
 
