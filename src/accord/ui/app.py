@@ -78,6 +78,10 @@ def create_ui_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if host is not None and host.token:  # a host that declares security takes its token
+            await talker.set_credentials(
+                host.url, credentials_from_settings({"bearer": host.token})
+            )
         loading = asyncio.create_task(_load_agents(state, talker, agent_urls, host))
         yield
         loading.cancel()
