@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -17,6 +19,7 @@ from accord.ui import create_ui_app
 from accord.ui.access import UiAccess
 from card_servers import huge_card_server, internal_service
 from live_server import serve_app
+from served_process import accord_command, free_port
 from ui_pages import ui_client
 
 
@@ -161,3 +164,29 @@ def wait_for_turn(api: httpx.Client) -> dict[str, object]:
             return turn
         time.sleep(0.05)
     raise AssertionError("the turn did not end")
+
+
+def test_accord_ui_beyond_loopback_requires_the_token_it_prints(tmp_path: Path) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        accord_command("ui", "--host", "0.0.0.0", "--port", str(port)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        found = re.search(r"serving the web UI at http://0\.0\.0\.0:\d+/\?token=(\S+)", line)
+        assert found, line
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                first = httpx.get(url + "/")
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert first.status_code == 401
+        assert httpx.get(url + f"/?token={found[1]}").status_code == 303
+        assert "listening beyond loopback" in process.stderr.readline()
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
