@@ -10,11 +10,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from accord import create_app
+from accord.client import card_urls
 from accord.runtime.webhook_guard import WebhookGuard
 from accord.samples import echo
 from accord.server.allowed_hosts import AllowedHosts
+from accord.server.same_origin import foreign_origin
 from accord.ui import create_ui_app
 from accord.ui.access import UiAccess
 from card_servers import huge_card_server, internal_service
@@ -190,3 +194,56 @@ def test_accord_ui_beyond_loopback_requires_the_token_it_prints(tmp_path: Path) 
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+HEADER_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF), max_size=60)
+
+
+@given(
+    path=st.sampled_from(["/", "/api/send", "/api/session", "/ui/events", "/static/app.js"]),
+    method=st.sampled_from(["GET", "POST", "DELETE", "PUT"]),
+    query=st.text(max_size=60),
+    headers=st.dictionaries(
+        st.sampled_from(["host", "origin", "sec-fetch-site", "content-type", "cookie",
+                         "authorization", "x-accord-session"]),
+        HEADER_TEXT,
+    ),
+    login=st.one_of(st.none(), st.just("a-token")),
+)  # fmt: skip
+def test_any_request_is_let_through_or_refused_with_a_4xx(
+    path: str, method: str, query: str, headers: dict[str, str], login: str | None
+) -> None:
+    access = UiAccess(login_token=login, session="the-session")
+    scope = {
+        "type": "http",
+        "path": path,
+        "method": method,
+        "query_string": query.encode("utf-8", "surrogateescape"),
+        "headers": [(k.encode(), v.encode("latin-1")) for k, v in headers.items()],
+    }
+    refusal = access.refusal(scope)
+    assert refusal is None or 400 <= refusal.status_code < 500 or refusal.status_code == 303
+    if refusal is None and path.startswith("/api/") and path != "/api/session":
+        assert headers.get("x-accord-session") == "the-session"
+
+
+@given(st.text(max_size=80))
+def test_card_urls_take_any_text(url: str) -> None:
+    urls = card_urls(url)
+    assert urls and all("#" not in u for u in urls)
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+@example("http://[x", "[x")
+@example("http://127.0.0.1:8080", "127.0.0.1:8080")
+def test_any_origin_is_told_apart_without_failing(origin: str, host: str) -> None:
+    why = foreign_origin({"origin": origin, "host": host})
+    assert why is None or why.startswith("refused: sent from another origin")
+
+
+def test_the_pages_own_origin_and_scripts_pass() -> None:
+    own = {"origin": "http://127.0.0.1:8080", "host": "127.0.0.1:8080"}
+    assert foreign_origin(own) is None
+    assert foreign_origin({**own, "sec-fetch-site": "same-origin"}) is None
+    assert foreign_origin({"host": "127.0.0.1:8080"}) is None  # a script: neither header
+    assert foreign_origin({**own, "host": "127.0.0.1:8081"}) is not None

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hmac
 import os
-from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
 from accord.core import Inbound, Principal
 from accord.errors import A2AError, Unauthenticated
+from accord.server.same_origin import foreign_origin
 
 TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
 """The token that lets a caller add and remove the host's agents (`Authorization: Bearer`)."""
@@ -88,12 +88,9 @@ async def _authenticated(authenticator: object, request: Request) -> Principal:
 
 def check_same_origin(request: Request) -> None:
     """CuratorRefused (403) for a request a browser says came from another site or origin."""
-    site = request.headers.get("sec-fetch-site")
-    if site is not None and site not in ("same-origin", "none"):
-        raise CuratorRefused(f"refused: sent from another site (Sec-Fetch-Site: {site})", 403)
-    origin = request.headers.get("origin")
-    if origin is not None and urlsplit(origin).netloc != request.headers.get("host", ""):
-        raise CuratorRefused(f"refused: sent from another origin ({origin})", 403)
+    why = foreign_origin(request.headers)
+    if why is not None:
+        raise CuratorRefused(why, 403)
 
 
 def is_json(request: Request) -> bool:

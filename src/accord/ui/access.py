@@ -8,13 +8,14 @@ import hmac
 import secrets
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode
 
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.server.allowed_hosts import AllowedHosts
+from accord.server.same_origin import foreign_origin
 
 SESSION_HEADER = "X-Accord-Session"
 """The header the pages send the session token in (the event stream: `?session=`)."""
@@ -74,7 +75,7 @@ class UiAccess:
         path: str = scope["path"]
         if not (path.startswith("/api/") or path == "/ui/events"):
             return None
-        why = _foreign(headers)
+        why = foreign_origin(headers)
         if why is not None:
             return _refused(403, why)
         if path == "/api/session" and scope["method"] in SAFE_METHODS:
@@ -127,17 +128,6 @@ class AccessCheck:
             await refusal(scope, receive, send_with_headers)
         else:
             await self.app(scope, receive, send_with_headers)
-
-
-def _foreign(headers: Headers) -> str | None:
-    """Why a request comes from another site or origin, by what the browser says; None if not."""
-    site = headers.get("sec-fetch-site")
-    if site is not None and site not in ("same-origin", "none"):
-        return f"refused: sent from another site (Sec-Fetch-Site: {site})"
-    origin = headers.get("origin")
-    if origin is not None and urlsplit(origin).netloc != headers.get("host", ""):
-        return f"refused: sent from another origin ({origin})"
-    return None
 
 
 def _logged_in(scope: Scope, query: dict[str, str], token: str) -> Response:
