@@ -29,9 +29,10 @@ FetchAllowOption = Annotated[
     list[str] | None,
     typer.Option(
         "--fetch-allow",
-        metavar="ADDRESS|CIDR",
+        metavar="CIDR",
         help="Turn the fetch guard on (it is on anyway beyond loopback) and let it reach these"
-        " addresses: agents on loopback or private networks, for development (repeatable).",
+        " addresses or networks (10.0.0.5, 10.0.0.0/8): agents on loopback or private networks,"
+        " for development (repeatable).",
         show_default=False,
     ),
 ]
