@@ -10,6 +10,7 @@ from starlette.requests import Request
 
 from accord.core import Inbound, Principal
 from accord.errors import A2AError, Unauthenticated
+from accord.server.pipeline import Authenticator
 from accord.server.same_origin import foreign_origin
 
 TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
@@ -46,9 +47,9 @@ class Curators:
         given = bearer_token(request)
         if self.token is not None and given is not None and _same(given, self.token):
             return
-        authenticator = getattr(request.app.state, "pipeline", None)
-        authenticator = getattr(authenticator, "authenticator", None)
-        if authenticator is not None:
+        pipeline = getattr(request.app.state, "pipeline", None)
+        authenticator: Authenticator | None = getattr(pipeline, "authenticator", None)
+        if authenticator is not None:  # the host's Security (or the app's authenticator)
             principal = await _authenticated(authenticator, request)
             if CURATOR_SCOPE not in principal.scopes:
                 raise CuratorRefused(f"changing the host's agents needs the scope {CURATOR_SCOPE}",
@@ -68,7 +69,7 @@ class Curators:
         )
 
 
-async def _authenticated(authenticator: object, request: Request) -> Principal:
+async def _authenticated(authenticator: Authenticator, request: Request) -> Principal:
     inbound = Inbound(
         "HTTP",
         f"{request.method} {request.url.path}",
@@ -77,13 +78,12 @@ async def _authenticated(authenticator: object, request: Request) -> Principal:
         request.client.host if request.client else None,
     )
     try:
-        principal: Principal = await authenticator.authenticate(inbound)  # type: ignore[attr-defined]
+        return await authenticator.authenticate(inbound)
     except Unauthenticated as exc:
         challenge = exc.challenges[0] if exc.challenges else None
         raise CuratorRefused(exc.message, 401, challenge) from None
     except A2AError as exc:
         raise CuratorRefused(exc.message, 403) from None
-    return principal
 
 
 def check_same_origin(request: Request) -> None:
