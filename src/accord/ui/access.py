@@ -133,7 +133,8 @@ class AccessCheck:
 def _logged_in(scope: Scope, query: dict[str, str], token: str) -> Response:
     """To the same page without the token in its URL, the login kept in a cookie."""
     rest = urlencode({k: v for k, v in query.items() if k != "token"})
-    response = RedirectResponse(scope["path"] + (f"?{rest}" if rest else ""), status_code=303)
+    path = "/" + str(scope["path"]).lstrip("/")  # never `//host`: no redirect off the UI
+    response = RedirectResponse(path + (f"?{rest}" if rest else ""), status_code=303)
     response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict")
     return response
 
