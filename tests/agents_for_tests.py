@@ -273,3 +273,7 @@ EXTENDED_CARD = AgentCard(
     skills=[AgentSkill(id="audit", name="Audit", description="Audits.", tags=["internal"])],
 )
 """The extended card of the test servers that have one: one skill only members see."""
+
+HOST_TOKEN = "token-of-the-hosts-curator"
+"""The token a host under test is given (`host_agent(token=...)`) to let tests change its agents."""
+CURATOR = {"Authorization": f"Bearer {HOST_TOKEN}"}

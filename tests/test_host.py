@@ -26,7 +26,14 @@ from accord.types import (
     Task,
     TaskState,
 )
-from agents_for_tests import SAFETY_TIMEOUT, NeverFinishes, Raises, rejects_before_task
+from agents_for_tests import (
+    CURATOR,
+    HOST_TOKEN,
+    SAFETY_TIMEOUT,
+    NeverFinishes,
+    Raises,
+    rejects_before_task,
+)
 from conftest import SchemaErrors
 from rpc import served
 from sample_servers import artifact_updates, check_card, finished, follow, statuses
@@ -51,7 +58,8 @@ def sample_urls() -> Iterator[dict[str, str]]:
 @contextmanager
 def serving_host(registry_file: Path, agents: list[str]) -> Iterator[str]:
     """A host knowing `agents` (kept in `registry_file`), served on loopback; its URL."""
-    with served(create_app(host_agent(AgentRegistry(registry_file, agents)))) as url:
+    agent = host_agent(AgentRegistry(registry_file, agents), token=HOST_TOKEN)
+    with served(create_app(agent)) as url:
         yield url
 
 
@@ -388,7 +396,7 @@ async def test_a_question_waits_across_a_restart_of_the_host(
 
 async def test_a_host_that_knows_itself_stops_after_a_few_hops(tmp_path: Path) -> None:
     with serving_host(tmp_path / "agents.json", []) as url:
-        async with httpx.AsyncClient(timeout=SAFETY_TIMEOUT) as http:
+        async with httpx.AsyncClient(timeout=SAFETY_TIMEOUT, headers=CURATOR) as http:
             assert (await http.post(url + "/host/agents", json={"url": url})).status_code == 201
         async with Client(url, timeout=SAFETY_TIMEOUT) as client:
             task = finished(await client.send("convert 100 USD to EUR"), TaskState.FAILED)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -11,6 +12,8 @@ import httpx
 import pytest
 
 from accord import SyncClient, create_app
+from accord.client import BearerToken, Credentials
+from accord.errors import A2AError
 from accord.samples import currency, image
 from accord.types import Task, TaskState
 from agents_for_tests import SAFETY_TIMEOUT
@@ -69,8 +72,45 @@ def test_accord_host_knows_the_agents_given_and_keeps_them_in_its_file(tmp_path:
             assert [entry["name"] for entry in listed] == ["Currency", "Image"]
             card = httpx.get(url + "/.well-known/agent-card.json").json()
             assert card["name"] == "Host" and card["skills"][0]["id"] == "delegate"
+            assert "security" not in card  # on loopback, calls need no token
+            assert httpx.post(url + "/host/agents", json={"url": "ftp://x"}).status_code == 401
+            rebound = httpx.get(url + "/host/agents", headers={"Host": f"evil.test:{port}"})
+            assert rebound.status_code == 400
         finally:
             process.terminate()
             _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
     assert "the agents it knows are kept in .accord/host/agents.json" in stderr
+    [token] = re.findall(r"Authorization: Bearer (\S+)", stderr)
+    assert len(token) > 20
     assert (tmp_path / ".accord" / "host" / "agents.json").exists()  # the default place
+
+
+def test_beyond_loopback_accord_host_requires_its_token_on_every_call(tmp_path: Path) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    environment = {**os.environ, "ACCORD_HOST_TOKEN": "printed-token"}
+    process = subprocess.Popen(
+        accord_command("host", "--host", "0.0.0.0", "--port", str(port), "--store", "memory",
+                       "--allowed-host", "host.example.com"),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        env=environment,
+    )  # fmt: skip
+    try:
+        wait_until_listening(url, process)
+        with SyncClient(url, timeout=SAFETY_TIMEOUT) as client, pytest.raises(A2AError):
+            client.send("Which agents do you know?")
+        credentials = Credentials(BearerToken("printed-token"))
+        with SyncClient(url, timeout=SAFETY_TIMEOUT, credentials=credentials) as client:
+            assert client.send("Which agents do you know?").text
+        token = {"Authorization": "Bearer printed-token"}
+        assert httpx.get(url + "/host/agents").status_code == 401  # its routes too
+        named = httpx.get(url + "/host/agents", headers={**token, "Host": "host.example.com"})
+        assert named.status_code == 200
+        rebound = httpx.get(url + "/host/agents", headers={**token, "Host": "evil.test"})
+        assert rebound.status_code == 400
+        guarded = httpx.post(url + "/host/agents", json={"url": url}, headers=token)
+        assert guarded.status_code == 400 and "a loopback address" in guarded.text
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert "listening beyond loopback: every A2A call needs that token" in stderr

@@ -16,7 +16,7 @@ from accord.host import AgentRegistry, host_agent
 from accord.host.registry import configured_credentials
 from accord.samples import echo
 from accord.types import Task, TaskState
-from agents_for_tests import SAFETY_TIMEOUT, AsksThenCompletes
+from agents_for_tests import CURATOR, HOST_TOKEN, SAFETY_TIMEOUT, AsksThenCompletes
 from rpc import served
 from sample_servers import finished
 
@@ -53,8 +53,10 @@ async def test_the_host_presents_the_api_key_its_registry_entry_gives(
     tmp_path: Path, guarded_url: str
 ) -> None:
     registry_file = tmp_path / "agents.json"
-    with served(create_app(host_agent(registry_file, agents=[]))) as host_url:
-        async with httpx.AsyncClient(base_url=host_url, timeout=SAFETY_TIMEOUT) as http:
+    with served(create_app(host_agent(registry_file, agents=[], token=HOST_TOKEN))) as host_url:
+        async with httpx.AsyncClient(
+            base_url=host_url, timeout=SAFETY_TIMEOUT, headers=CURATOR
+        ) as http:
             added = await http.post(AGENTS, json={"url": guarded_url})
             assert added.status_code == 201, added.text
             assert "credentials" not in added.json()
@@ -100,7 +102,7 @@ async def test_the_registry_file_keeps_the_credentials_for_its_owner_only(
     saved = json.loads(registry_file.read_text())["agents"][0]
     assert saved["credentials"] == {"apiKey": KEY}
     # Another host using the same file presents them too.
-    with served(create_app(host_agent(registry_file, agents=[]))) as host_url:
+    with served(create_app(host_agent(registry_file, agents=[], token=HOST_TOKEN))) as host_url:
         finished(await ask_host(host_url))
 
 
@@ -110,7 +112,7 @@ async def test_configured_credentials_serve_start_up_agents(
     monkeypatch.setenv("ACCORD_HOST_CREDENTIALS", json.dumps({guarded_url: {"apiKey": KEY}}))
     with served(create_app(host_agent(tmp_path / "agents.json", agents=[guarded_url]))) as url:
         assert summary(finished(await ask_host(url))) == "Echo: echo hello"
-        async with httpx.AsyncClient(base_url=url, timeout=SAFETY_TIMEOUT) as http:
+        async with httpx.AsyncClient(base_url=url, timeout=SAFETY_TIMEOUT, headers=CURATOR) as http:
             assert KEY not in (await http.get(AGENTS)).text
     assert KEY not in (tmp_path / "agents.json").read_text()
 
@@ -151,8 +153,12 @@ async def test_canceling_a_waiting_host_task_cancels_the_protected_remote_task(
 async def test_unusable_credentials_are_refused_in_words(
     tmp_path: Path, guarded_url: str, body: dict[str, object], error: str
 ) -> None:
-    with served(create_app(host_agent(tmp_path / "agents.json", agents=[]))) as host_url:
-        async with httpx.AsyncClient(base_url=host_url, timeout=SAFETY_TIMEOUT) as http:
+    with served(
+        create_app(host_agent(tmp_path / "agents.json", agents=[], token=HOST_TOKEN))
+    ) as host_url:
+        async with httpx.AsyncClient(
+            base_url=host_url, timeout=SAFETY_TIMEOUT, headers=CURATOR
+        ) as http:
             refused = await http.post(AGENTS, json={"url": guarded_url, **body})
             assert refused.status_code == 400
             assert error in refused.json()["error"]

@@ -225,3 +225,55 @@ async def test_the_host_delegates_where_the_model_says(
                 task = finished(await client.send("say something"))
     assert task.status.message is not None
     assert task.status.message.text == "Echo (message): repeat after me"
+
+
+STUFFED_WORDS = " ".join(
+    request
+    for request in (
+        "How much is 100 USD in EUR convert 250 pounds to yen currency exchange rates",
+        "draw three red circles on a night sky picture of a gold star over the sea image",
+        "Who directed Alien which films star Keanu Reeves movie",
+        "reimburse my taxi to the airport reimbursement expenses receipt",
+        "write a CLI todo app in python make me a static web page code",
+    )
+)
+
+
+def stuffed_agent() -> RemoteAgent:
+    """A card claiming every word of every request, each many times over, taking anything."""
+    words = terms(STUFFED_WORDS)
+    return remote(
+        "Everything",
+        skill("Everything " * 20, STUFFED_WORDS * 20, words * 20, [STUFFED_WORDS] * 20),
+        skill("convert", "convert convert convert", ["convert"] * 50),
+        description=STUFFED_WORDS * 10,
+    )
+
+
+@pytest.mark.parametrize(
+    ("request_text", "winner"),
+    [
+        ("convert 100 USD to EUR", "Currency"),
+        ("How much is 100 USD in EUR?", "Currency"),
+        ("draw three red circles on a night sky", "Image"),
+        ("Who directed Alien?", "Movies"),
+        ("write a CLI todo app in python", "Coder"),
+        ("I need a reimbursement for my expenses", "Expense"),
+    ],
+)
+def test_a_keyword_stuffed_card_loses_to_the_honest_one(request_text: str, winner: str) -> None:
+    # Registered first, so that a tie would go to it.
+    index = SkillIndex([stuffed_agent(), *AGENTS])
+    ranked = index.rank(request_text)
+    assert ranked[0].agent.name == winner, [(m.agent.name, round(m.score, 2)) for m in ranked]
+
+
+def test_a_request_naming_a_skill_prefers_that_skill() -> None:
+    summaries = remote("Summaries", skill("Summarize text", "Summarizes text, and can translate"
+                       " text first.", ["summary", "text", "translate"]))  # fmt: skip
+    translator = remote(
+        "Translator", skill("Translate text", "Turns text from one language into another.", [])
+    )
+    index = SkillIndex([summaries, translator])
+    assert index.rank("translate text: bonjour tout le monde")[0].agent.name == "Translator"
+    assert index.rank("summarize text: the minutes")[0].agent.name == "Summaries"

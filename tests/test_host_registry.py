@@ -16,7 +16,7 @@ from accord.host import AgentRegistry, host_agent
 from accord.host.registry import initial_urls, registry_path
 from accord.samples import currency, image
 from accord.types import TaskState
-from agents_for_tests import SAFETY_TIMEOUT
+from agents_for_tests import CURATOR, HOST_TOKEN, SAFETY_TIMEOUT
 from live_server import serve_app
 from rpc import served
 from sample_servers import closed_port_url, finished
@@ -44,9 +44,11 @@ async def test_add_list_and_remove_agents_over_http(tmp_path: Path) -> None:
     registry_file = tmp_path / "agents.json"
     with (
         served(create_app(currency.agent)) as currency_url,
-        served(create_app(host_agent(registry_file, agents=[]))) as host_url,
+        served(create_app(host_agent(registry_file, agents=[], token=HOST_TOKEN))) as host_url,
     ):
-        async with httpx.AsyncClient(base_url=host_url, timeout=SAFETY_TIMEOUT) as http:
+        async with httpx.AsyncClient(
+            base_url=host_url, timeout=SAFETY_TIMEOUT, headers=CURATOR
+        ) as http:
             assert (await http.get(AGENTS)).json() == []
 
             added = await http.post(AGENTS, json={"url": currency_url + "/"})
@@ -73,11 +75,15 @@ async def test_add_list_and_remove_agents_over_http(tmp_path: Path) -> None:
 async def test_bad_urls_and_invalid_cards_get_400_saying_what_is_wrong(tmp_path: Path) -> None:
     dead = closed_port_url()
     with (
-        served(create_app(host_agent(tmp_path / "agents.json", agents=[]))) as host_url,
+        served(
+            create_app(host_agent(tmp_path / "agents.json", agents=[], token=HOST_TOKEN))
+        ) as host_url,
         serve_app(not_a_card_server({"name": "Half a card", "skills": "none"})) as not_a_card,
         serve_app(html_server()) as html,
     ):
-        async with httpx.AsyncClient(base_url=host_url, timeout=SAFETY_TIMEOUT) as http:
+        async with httpx.AsyncClient(
+            base_url=host_url, timeout=SAFETY_TIMEOUT, headers=CURATOR
+        ) as http:
 
             async def error(**request: object) -> str:
                 response = await http.post(AGENTS, **request)  # type: ignore[arg-type]
@@ -94,7 +100,8 @@ async def test_bad_urls_and_invalid_cards_get_400_saying_what_is_wrong(tmp_path:
             assert "not an http:// or https:// URL" in await error(json={"url": "localhost"})
             assert "as a string" in await error(json={"url": 42})
             assert "JSON object" in await error(json=["http://x"])
-            assert "JSON body" in await error(content=b"{nope", headers={"content-type": "x"})
+            json_type = {"content-type": "application/json"}
+            assert "JSON body" in await error(content=b"{nope", headers=json_type)
             missing = await http.delete(AGENTS)
             assert missing.status_code == 400 and "?url=" in missing.json()["error"]
             assert (await http.get(AGENTS)).json() == []
@@ -115,10 +122,14 @@ async def test_a_card_of_the_wrong_shapes_is_invalid_in_words(
     tmp_path: Path, document: object
 ) -> None:
     with (
-        served(create_app(host_agent(tmp_path / "agents.json", agents=[]))) as host_url,
+        served(
+            create_app(host_agent(tmp_path / "agents.json", agents=[], token=HOST_TOKEN))
+        ) as host_url,
         serve_app(not_a_card_server(document)) as card_url,
     ):
-        async with httpx.AsyncClient(base_url=host_url, timeout=SAFETY_TIMEOUT) as http:
+        async with httpx.AsyncClient(
+            base_url=host_url, timeout=SAFETY_TIMEOUT, headers=CURATOR
+        ) as http:
             response = await http.post(AGENTS, json={"url": card_url})
     assert response.status_code == 400, response.text
     assert (
@@ -133,15 +144,19 @@ async def test_agents_persist_across_a_restart_of_the_host(tmp_path: Path) -> No
         served(create_app(currency.agent)) as currency_url,
         served(create_app(image.agent)) as image_url,
     ):
-        with served(create_app(host_agent(registry_file, agents=[]))) as host_url:
-            async with httpx.AsyncClient(base_url=host_url, timeout=SAFETY_TIMEOUT) as http:
+        with served(create_app(host_agent(registry_file, agents=[], token=HOST_TOKEN))) as host_url:
+            async with httpx.AsyncClient(
+                base_url=host_url, timeout=SAFETY_TIMEOUT, headers=CURATOR
+            ) as http:
                 for url in (currency_url, image_url):
                     assert (await http.post(AGENTS, json={"url": url})).status_code == 201
         saved = json.loads(registry_file.read_text())
         assert [entry["url"] for entry in saved["agents"]] == [currency_url, image_url]
 
-        with served(create_app(host_agent(registry_file, agents=[]))) as host_url:
-            async with httpx.AsyncClient(base_url=host_url, timeout=SAFETY_TIMEOUT) as http:
+        with served(create_app(host_agent(registry_file, agents=[], token=HOST_TOKEN))) as host_url:
+            async with httpx.AsyncClient(
+                base_url=host_url, timeout=SAFETY_TIMEOUT, headers=CURATOR
+            ) as http:
                 listed = (await http.get(AGENTS)).json()
             assert [entry["name"] for entry in listed] == ["Currency", "Image"]
             async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
@@ -188,8 +203,10 @@ async def test_a_file_written_by_another_process_is_read_again(tmp_path: Path) -
 async def test_an_unreadable_registry_file_means_no_agents_not_a_crash(tmp_path: Path) -> None:
     registry_file = tmp_path / "agents.json"
     registry_file.write_text("{not json")
-    with served(create_app(host_agent(registry_file, agents=[]))) as host_url:
-        async with httpx.AsyncClient(base_url=host_url, timeout=SAFETY_TIMEOUT) as http:
+    with served(create_app(host_agent(registry_file, agents=[], token=HOST_TOKEN))) as host_url:
+        async with httpx.AsyncClient(
+            base_url=host_url, timeout=SAFETY_TIMEOUT, headers=CURATOR
+        ) as http:
             assert (await http.get(AGENTS)).json() == []
         async with Client(host_url, timeout=SAFETY_TIMEOUT) as client:
             finished(await client.send("convert 5 USD to EUR"), TaskState.REJECTED)

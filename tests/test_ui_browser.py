@@ -24,9 +24,10 @@ from accord import Agent, create_app
 from accord.auth import ApiKey, Basic, Security
 from accord.samples import coder, currency, echo, expense, image, vault
 from accord.types import FilePart, FileWithUri, Part
+from agents_for_tests import HOST_TOKEN
 from live_server import serve_app
 from sample_servers import closed_port_url
-from ui_pages import serve_ui, start_conversation, turns
+from ui_pages import serve_ui, start_conversation, turns, ui_client
 
 pytest_plugins = ["ui_browser"]
 
@@ -253,7 +254,7 @@ def test_agents_are_added_by_url_and_their_cards_checked(stack: ExitStack, page:
     host_url = stack.enter_context(serve_app(host.app()))
     invalid = stack.enter_context(serve_app(invalid_card_app()))
     valid = stack.enter_context(serve_app(create_app(currency.agent)))
-    ui = serve_ui(stack, host_url)
+    ui = serve_ui(stack, host=host_url)
     page.goto(ui + "/agents")
     expect(page.locator(f"[data-agent='{host_url}']")).to_contain_text("Delegates to")
 
@@ -291,7 +292,7 @@ def test_a_host_refusal_is_shown(stack: ExitStack, page: Page) -> None:
     host = FakeHost(refuse="that agent has no skills")
     host_url = stack.enter_context(serve_app(host.app()))
     valid = stack.enter_context(serve_app(create_app(echo.agent)))
-    ui = serve_ui(stack, host_url)
+    ui = serve_ui(stack, host=host_url)
     page.goto(ui + "/agents")
     expect(page.locator(f"[data-agent='{host_url}']")).to_be_visible()
     add_agent(page, valid)
@@ -313,6 +314,7 @@ def test_inspector_talks_to_any_agent_in_every_version(stack: ExitStack, page: P
     agent_url = stack.enter_context(serve_app(create_app(echo.agent, grpc_port=0)))
     ui = serve_ui(stack)
     page.goto(ui + "/inspector?url=" + agent_url)
+    page.click("#inspect button")
     expect(page.locator("#inspected")).to_contain_text("a valid A2A 1.0 card")
     options = page.locator("[name=interface] option").evaluate_all("os => os.map((o) => o.value)")
     assert set(WIRE_OF_EACH_INTERFACE) | {"GRPC|1.0", "GRPC|0.3"} <= set(options), options
@@ -336,6 +338,7 @@ def test_inspector_talks_to_any_agent_in_every_version(stack: ExitStack, page: P
 def test_inspector_explains_an_address_with_no_agent(stack: ExitStack, page: Page) -> None:
     ui = serve_ui(stack)
     page.goto(ui + "/inspector?url=" + closed_port_url())
+    page.click("#inspect button")
     expect(page.locator("#inspected .banner")).to_contain_text("nothing answers at")
 
 
@@ -347,7 +350,7 @@ def test_host_answers_with_two_agents(stack: ExitStack, page: Page, tmp_path: Pa
     from accord.host import host_agent
 
     samples = [stack.enter_context(serve_app(create_app(a))) for a in (currency.agent, image.agent)]
-    ui = serve_ui(stack, host_agent(registry=tmp_path / "agents.json", agents=samples))
+    ui = serve_ui(stack, host=host_agent(tmp_path / "agents.json", samples, token=HOST_TOKEN))
     page.goto(ui + "/agents")
     expect(page.locator("[data-agent] h2", has_text="Delegates to")).to_have_count(1)
     start_conversation(page, ui, "convert 100 USD to EUR and draw three red circles")
@@ -367,7 +370,7 @@ def test_host_relays_a_form_filled_in_place(stack: ExitStack, page: Page, tmp_pa
     from accord.host import host_agent
 
     remote = stack.enter_context(serve_app(create_app(expense.agent)))
-    ui = serve_ui(stack, host_agent(registry=tmp_path / "agents.json", agents=[remote]))
+    ui = serve_ui(stack, host=host_agent(tmp_path / "agents.json", [remote], token=HOST_TOKEN))
     start_conversation(page, ui, "please reimburse my taxi, 42.50 EUR on 2025-03-14")
     expect(turns(page).nth(0)).to_contain_text("Expense asks: Please check and complete this form.")
     form = page.locator("form.a2a-form:has(button)")
@@ -408,7 +411,7 @@ def test_an_api_key_given_on_the_agents_page_is_presented(stack: ExitStack, page
     card = page.locator(f"[data-agent='{guarded}']")
     expect(card.locator("[data-credentials]")).to_have_text("credentials: apiKey")
     assert UI_KEY not in page.content()
-    assert UI_KEY not in httpx.get(ui + "/api/state").text
+    assert UI_KEY not in ui_client(ui).get("/api/state").text
 
     start_conversation(page, ui, "hello with a key")
     answered = turns(page).nth(0)
@@ -426,6 +429,7 @@ def test_the_inspector_takes_a_user_and_password(stack: ExitStack, page: Page) -
     guarded = stack.enter_context(serve_app(create_app(guarded_echo(security))))
     ui = serve_ui(stack)
     page.goto(ui + "/inspector?url=" + guarded)
+    page.click("#inspect button")
     expect(page.locator("#inspected")).to_contain_text("a valid A2A 1.0 card")
     page.fill("#inspector-send [name=message]", "who am I?")
     page.click("#inspector-send button")
@@ -455,7 +459,7 @@ def test_unusable_ui_credentials_are_refused_in_words(stack: ExitStack) -> None:
         ({"credentials": "key"}, "give credentials as a JSON object"),
     ]:
         for path in ("/api/agents", "/api/inspect"):
-            answer = httpx.post(ui + path, json={"url": guarded, **body})
+            answer = ui_client(ui).post(path, json={"url": guarded, **body})
             assert answer.status_code == 400, answer.text
             assert error in answer.json()["error"]
 
@@ -473,9 +477,9 @@ def test_an_agent_added_with_a_key_is_registered_with_the_host_with_it(
         serve_app(create_app(guarded_echo(Security(ApiKey({UI_KEY: "team-a"})))))
     )
     host_url = stack.enter_context(
-        serve_app(create_app(host_agent(registry=tmp_path / "agents.json", agents=[])))
+        serve_app(create_app(host_agent(tmp_path / "agents.json", [], token=HOST_TOKEN)))
     )
-    ui = serve_ui(stack, host_url)
+    ui = serve_ui(stack, host=host_url)
     page.goto(ui + "/agents")
     expect(page.locator("[data-agent] h2", has_text="Delegates to")).to_have_count(1)
     page.fill("#add-agent [name=url]", guarded)

@@ -16,6 +16,7 @@ from accord.ui import create_ui_app
 from accord.ui.cards import card_versions, check_card
 from live_server import serve_app
 from ui_card_schemas import SHIPPED, SOURCES, SPEC_DIR, render, shipped_name
+from ui_pages import ui_client
 
 SAMPLES = [currency.agent, expense.agent, image.agent, movies.agent, coder.agent, vault.agent]
 
@@ -91,17 +92,19 @@ def ui() -> Iterator[str]:
     ],
 )
 def test_bad_requests_get_400_with_the_reason(ui: str, path: str, body: bytes, reason: str) -> None:
-    response = httpx.post(ui + path, content=body)
+    with ui_client(ui) as api:
+        response = api.post(path, content=body, headers={"Content-Type": "application/json"})
     assert response.status_code == 400
     assert reason in response.json()["error"]
 
 
 def test_a_turn_with_an_unreachable_agent_ends_with_the_reason(ui: str) -> None:
-    sent = httpx.post(ui + "/api/send", json={"agent": "http://127.0.0.1:1", "text": "hi"})
+    api = ui_client(ui)
+    sent = api.post("/api/send", json={"agent": "http://127.0.0.1:1", "text": "hi"})
     assert sent.status_code == 202
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        [conversation] = httpx.get(ui + "/api/state").json()["conversations"]
+        [conversation] = api.get("/api/state").json()["conversations"]
         if conversation["items"][-1]["done"]:
             break
         time.sleep(0.05)
@@ -109,14 +112,16 @@ def test_a_turn_with_an_unreachable_agent_ends_with_the_reason(ui: str) -> None:
 
 
 def test_the_events_stream_starts_with_a_snapshot(ui: str) -> None:
+    api = ui_client(ui)
     with serve_app(create_app(echo.agent)) as agent:
-        added = httpx.post(ui + "/api/agents", json={"url": agent}, timeout=10)
+        added = api.post("/api/agents", json={"url": agent})
         assert added.status_code == 201
         assert added.json()["agent"]["valid"] is True
-        with httpx.stream("GET", ui + "/ui/events", timeout=10) as events:
+        session = api.headers["X-Accord-Session"]
+        with api.stream("GET", "/ui/events", params={"session": session}) as events:
             lines = events.iter_lines()
             assert next(lines) == "event: snapshot"
             snapshot = json.loads(next(lines)[len("data: ") :])
         assert [a["name"] for a in snapshot["agents"]] == ["Echo"]
-        assert httpx.delete(ui + "/api/agents", params={"url": agent}).status_code == 204
-        assert httpx.get(ui + "/api/state").json()["agents"] == []
+        assert api.delete("/api/agents", params={"url": agent}).status_code == 204
+        assert api.get("/api/state").json()["agents"] == []

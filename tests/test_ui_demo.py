@@ -17,6 +17,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from accord import create_app
+from accord.samples import echo
+from live_server import serve_app
+from ui_pages import ui_client
+
 pytestmark = pytest.mark.processes
 
 START_TIMEOUT = 90.0
@@ -32,7 +37,8 @@ class Demo:
     output: list[str] = field(default_factory=list)
 
     def state(self) -> dict[str, list[dict[str, object]]]:
-        state: dict[str, list[dict[str, object]]] = httpx.get(self.ui + "/api/state").json()
+        with ui_client(self.ui) as api:
+            state: dict[str, list[dict[str, object]]] = api.get("/api/state").json()
         return state
 
 
@@ -98,9 +104,8 @@ def test_demo_without_the_host_serves_the_samples_and_the_ui(tmp_path: Path) -> 
         assert page.status_code == 200 and "/static/app.js" in page.text
 
         currency = running.services["currency"]
-        sent = httpx.post(
-            running.ui + "/api/send", json={"agent": currency, "text": "100 USD to EUR"}
-        )
+        with ui_client(running.ui) as api:
+            sent = api.post("/api/send", json={"agent": currency, "text": "100 USD to EUR"})
         assert sent.status_code == 202
         wait_for(
             lambda: [t["state"] for t in running.state()["tasks"]] == ["completed"],
@@ -135,5 +140,13 @@ def test_demo_registers_the_samples_with_the_host(tmp_path: Path) -> None:
         assert running.state()["agents"][0]["url"] == host
         listed = httpx.get(host + "/host/agents").json()
         assert sorted(entry["name"] for entry in listed) == sorted(SAMPLE_NAMES)
+        # The UI holds the token of this run: an agent added there is registered with the host.
+        with serve_app(create_app(echo.agent)) as echo_url, ui_client(running.ui) as api:
+            added = api.post("/api/agents", json={"url": echo_url}, timeout=30)
+            assert added.status_code == 201, added.text
+            assert [r["error"] for r in added.json()["hosts"]] == [None]
+        assert "Echo" in [entry["name"] for entry in httpx.get(host + "/host/agents").json()]
+        refused = httpx.post(host + "/host/agents", json={"url": echo_url})
+        assert refused.status_code == 401, "only the UI, holding the token, changes them"
         running.process.send_signal(signal.SIGINT)
         assert running.process.wait(timeout=30) == 0

@@ -17,6 +17,7 @@ from accord.host import host_agent
 from accord.samples import expense
 from accord.types import FilePart, FileWithBytes
 from accord.ui.attachments import MAX_FILE_BYTES
+from agents_for_tests import HOST_TOKEN
 from live_server import serve_app
 from ui_pages import serve_ui, start_conversation, turns
 
@@ -30,7 +31,7 @@ def test_a_receipt_goes_with_the_expense_form_relayed_by_the_host(
     stack: ExitStack, page: Page, tmp_path: Path
 ) -> None:
     remote = stack.enter_context(serve_app(create_app(expense.agent)))
-    ui = serve_ui(stack, host_agent(registry=tmp_path / "agents.json", agents=[remote]))
+    ui = serve_ui(stack, host=host_agent(tmp_path / "agents.json", [remote], token=HOST_TOKEN))
     start_conversation(page, ui, "please reimburse my taxi, 42.50 EUR on 2025-03-14")
     expect(turns(page).nth(0)).to_contain_text("Expense asks: Please check and complete this form.")
     form = page.locator("form.a2a-form:has(button)")

@@ -27,7 +27,7 @@ from accord.types import FilePart, FileWithBytes, TaskState
 from accord.ui.attachments import MAX_FILE_BYTES
 from live_server import serve_app
 from test_agent_card_versions import ONLY_V1_0, without
-from ui_pages import serve_ui, start_conversation, turns
+from ui_pages import serve_ui, start_conversation, turns, ui_client
 
 pytest_plugins = ["ui_browser"]
 
@@ -125,7 +125,7 @@ def test_a_file_is_sent_with_the_message(stack: ExitStack, page: Page) -> None:
     expect(page.locator(".bubble.user .file.attached")).to_have_text(
         "Attached stars.png (image/png, 10.0 KiB)"
     )
-    assert PNG_BYTES.hex()[:64] not in httpx.get(ui + "/api/state").text  # bytes not kept
+    assert PNG_BYTES.hex()[:64] not in ui_client(ui).get("/api/state").text  # bytes not kept
 
     page.set_input_files(
         "[name=file]",
@@ -147,7 +147,7 @@ def test_an_attachment_the_api_cannot_send_is_refused_in_words(stack: ExitStack)
         ({"name": "a.bin", "bytes": big}, "a.bin is larger than 5 MiB"),
         ("a.txt", "`file` must be an object"),
     ]:
-        answer = httpx.post(ui + "/api/send", json={"agent": "x", "text": "t", "file": file})
+        answer = ui_client(ui).post("/api/send", json={"agent": "x", "text": "t", "file": file})
         assert answer.status_code == 400, answer.text
         assert error in answer.json()["error"]
 
@@ -168,6 +168,7 @@ def test_the_agents_own_tasks_are_listed_and_opened(stack: ExitStack, page: Page
     expect(rows.nth(1).locator("[data-state]")).to_have_text("completed")
 
     rows.nth(1).locator("a").click()
+    page.locator("#fetch-task").click()  # the link names the task; the user fetches it
     expect(page.locator("h1 [data-state]")).to_have_text("completed")
     expect(page.locator("#history .bubble.user")).to_contain_text("convert 100 USD to EUR")
     expect(page.locator("[data-artifact]")).to_contain_text("100.00 USD = ")
@@ -176,6 +177,7 @@ def test_the_agents_own_tasks_are_listed_and_opened(stack: ExitStack, page: Page
 
     page.go_back()
     page.locator(f"#agent-tasks tr[data-agent-task='{waiting.id}'] a").click()
+    page.locator("#fetch-task").click()
     expect(page.locator("h1 [data-state]")).to_have_text("input-required")
     page.get_by_role("button", name="Cancel task").click()
     expect(page.locator("h1 [data-state]")).to_have_text("canceled")
@@ -198,8 +200,8 @@ def test_the_list_holds_the_tasks_of_the_uis_credentials(stack: ExitStack, page:
     page.goto(ui + "/tasks")
     expect(page.locator("#agent-tasks-note")).to_contain_text("HTTP 401")
 
-    answer = httpx.post(ui + "/api/agents", json={"url": guarded,
-                        "credentials": {"apiKey": "key-of-team-b"}})  # fmt: skip
+    answer = ui_client(ui).post("/api/agents", json={"url": guarded,
+                                "credentials": {"apiKey": "key-of-team-b"}})  # fmt: skip
     assert answer.status_code == 201, answer.text
     page.get_by_role("button", name="List tasks").click()
     rows = page.locator("#agent-tasks tr[data-agent-task]")

@@ -4,6 +4,7 @@ in its own process and SQLite file under ./.accord/demo/, until Ctrl-C stops the
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -18,12 +19,16 @@ from typing import Annotated, TextIO
 import httpx
 import typer
 
+from accord.cli import exposure
 from accord.cli.errors import fail, reports_errors
 
 SAMPLES = ("currency", "expense", "image", "movies", "coder")
 HOST_TARGET = "accord.host:agent"
 HOST_AGENTS_VARIABLE = "ACCORD_HOST_AGENTS"
 HOST_REGISTRY_VARIABLE = "ACCORD_HOST_REGISTRY"
+HOST_TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
+LOOPBACK_NETWORKS = ("127.0.0.0/8", "::1")
+"""What the UI may fetch besides public addresses: the demo's agents, all on loopback."""
 STATE_DIR = Path(".accord") / "demo"
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
@@ -68,10 +73,14 @@ def demo(
         Path,
         typer.Option(metavar="DIR", help="Where the stores (one SQLite file each) and logs go."),
     ] = STATE_DIR,
+    allowed_host: exposure.AllowedHostOption = None,
 ) -> None:
     """Start the demo: the sample agents, the host and the web UI.
 
     The host knows the samples; each process has its own SQLite store. Ctrl-C stops it all.
+    The UI registers agents with the host (with a token made for this run), fetches nothing
+    beyond loopback and public addresses, and answers only to loopback names and
+    --allowed-host.
     """
     with_host = not no_host
     if with_host and find_spec("accord.host") is None:
@@ -92,22 +101,30 @@ def demo(
         for service in services:
             _wait_until_up(service, "/.well-known/agent-card.json")
         agent_urls = list(sample_urls)
+        ui_port = port or _free_port()
+        ui_args = ["ui", "--port", str(ui_port)]
+        for network in LOOPBACK_NETWORKS:
+            ui_args += ["--fetch-allow", network]
+        for name in allowed_host or ():
+            ui_args += ["--allowed-host", name]
+        # The host's agents are changed with a token of this run, which only the UI is given.
+        token_env = {HOST_TOKEN_VARIABLE: secrets.token_urlsafe(24)}
         if with_host:
             env = {
                 HOST_AGENTS_VARIABLE: ",".join(sample_urls),
                 HOST_REGISTRY_VARIABLE: str(state_dir / "host-agents.json"),
+                **token_env,
             }
             host = _serve("host", HOST_TARGET, ports[len(SAMPLES)], state_dir, env)
             services.append(host)
             _wait_until_up(host, "/.well-known/agent-card.json")
             agent_urls.insert(0, host.url)
-        ui_port = port or _free_port()
-        ui_args = ["ui", "--port", str(ui_port)]
+            ui_args += ["--host-url", host.url]
         for url in agent_urls:
             ui_args += ["--agent", url]
-        ui = _start("ui", ui_args, f"http://127.0.0.1:{ui_port}", state_dir, {})
+        ui = _start("ui", ui_args, f"http://127.0.0.1:{ui_port}", state_dir, token_env)
         services.append(ui)
-        _wait_until_up(ui, "/api/state")
+        _wait_until_up(ui, "/")
         _announce(services, ui.url, state_dir)
         _watch(services)
     except Stop:

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import hmac
+import os
+import secrets
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
 from accord.agents.agent import DEFAULT_PORT
+from accord.auth import Bearer, Security
+from accord.cli import exposure, serve_options
 from accord.cli import serve as serving
-from accord.cli import serve_options
 from accord.cli.errors import reports_errors
 from accord.cli.storage import StoreSettings
+from accord.core import Principal
 from accord.host.registry import (
     AGENTS_VARIABLE,
     DEFAULT_REGISTRY_PATH,
@@ -53,19 +59,49 @@ def host(
         ),
     ] = None,
     public_url: serve_options.PublicUrlOption = None,
+    allowed_host: exposure.AllowedHostOption = None,
+    fetch_allow: exposure.FetchAllowOption = None,
 ) -> None:
     """Serve the multi-agent host.
 
     It delegates each request to the agents whose skills fit. Manage its agents at
-    /host/agents (GET lists, POST {"url": ...} adds, DELETE ?url= removes).
+    /host/agents (GET lists, POST {"url": ...} adds, DELETE ?url= removes) with the token
+    it prints (or ACCORD_HOST_TOKEN's) as a bearer token.
     """
     from accord.host import host_agent
+    from accord.host.curators import CURATOR_SCOPE, TOKEN_VARIABLE
 
     public_url = serve_options.public_url(public_url)  # checked before saying anything
+    names = [*(allowed_host or []), *([urlsplit(public_url).netloc] if public_url else [])]
+    hosts = exposure.allowed_hosts(port, names)
+    guard = exposure.fetch_guard(host, fetch_allow)
+    token = os.environ.get(TOKEN_VARIABLE) or secrets.token_urlsafe(24)
+    security = None
+    if exposure.beyond_loopback(host):
+
+        def operator(given: str) -> Principal | None:
+            if hmac.compare_digest(given.encode(), token.encode()):
+                return Principal("operator", scopes=frozenset({CURATOR_SCOPE}))
+            return None
+
+        security = Security(Bearer(operator, description="the token `accord host` printed"))
     known = [*initial_urls(), *(agents or [])]
     typer.echo(f"accord host: the agents it knows are kept in {registry}", err=True)
-    agent = host_agent(registry, known)
-    serving.run(agent, host, port, log_level, StoreSettings(url=store), public_url=public_url)
+    typer.echo(
+        f"accord host: add and remove them with Authorization: Bearer {token}"
+        " (POST/DELETE /host/agents)",
+        err=True,
+    )
+    if security is not None:
+        typer.echo(
+            "accord host: listening beyond loopback: every A2A call needs that token too;"
+            " agents added over HTTP may not be on loopback or private addresses unless"
+            " --fetch-allow names them",
+            err=True,
+        )
+    agent = host_agent(registry, known, token=token, security=security, fetch_guard=guard)
+    serving.run(agent, host, port, log_level, StoreSettings(url=store), public_url=public_url,
+                allowed_hosts=hosts)  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:

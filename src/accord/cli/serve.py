@@ -26,6 +26,7 @@ from accord.cli.signing_options import TrustSettings
 from accord.cli.storage import StoreSettings, display_url, earlier_default_note, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.runtime.delivery import RetrySchedule
+from accord.server.allowed_hosts import AllowedHosts
 from accord.server.http_limits import HttpLimits
 from accord.server.limits import Limits
 from accord.server.tls import TlsFiles
@@ -90,13 +91,15 @@ def run(
     public_url: str | None = None,
     *,
     push_schedule: RetrySchedule | None = None,
+    allowed_hosts: AllowedHosts | None = None,
 ) -> None:
     """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
     (see `serve`); `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers,
     `http_limits` each connection; `debug` shows callers the errors of the agent and the
     server (for development only); an agent signs with the key store `trust` names and
     retries webhook deliveries on `push_schedule` (default: RetrySchedule()); `public_url`
-    (checked: `serve_options.public_url`) is where clients reach it."""
+    (checked: `serve_options.public_url`) is where clients reach it; with `allowed_hosts`,
+    a request naming another Host gets 400."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     trust = trust if trust is not None else TrustSettings()
@@ -116,7 +119,8 @@ def run(
         options.update(trust.app_options())
         if push_schedule is not None:
             options["push_schedule"] = push_schedule
-    serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits)
+    serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits,
+          allowed_hosts=allowed_hosts)  # fmt: skip
 
 
 def serve(
@@ -130,10 +134,13 @@ def serve(
     app_options: Mapping[str, Any] | None = None,
     tls: TlsFiles | None = None,
     http_limits: HttpLimits | None = None,
+    *,
+    allowed_hosts: AllowedHosts | None = None,
 ) -> None:
     """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked before
     the server starts, after the store and the bus. Every connection is held to
-    `http_limits` (default `HttpLimits()`).
+    `http_limits` (default `HttpLimits()`); with `allowed_hosts`, a request naming another
+    Host gets 400.
 
     An agent gets the store `storage` names (its schema upgraded first) and the bus
     `replica` names, and with `grpc_port` the gRPC services on that port of `host`; it says
@@ -149,6 +156,8 @@ def serve(
     else:
         ensure_free(host, port)
         app = found
+    if allowed_hosts is not None:
+        app = allowed_hosts.check(app)
     _tune_gc()
     _tune_malloc()
     server_options = tls.uvicorn_options() if tls is not None else {}

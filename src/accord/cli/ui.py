@@ -8,9 +8,13 @@ from typing import Annotated
 import typer
 import uvicorn
 
+from accord.cli import exposure
 from accord.cli.errors import BadArgument, reports_errors
 
 AGENTS_VARIABLE = "ACCORD_UI_AGENTS"
+TOKEN_VARIABLE = "ACCORD_UI_TOKEN"
+HOST_URL_VARIABLE = "ACCORD_UI_HOST_URL"
+HOST_TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
 GRACEFUL_SECONDS = 2
 
 
@@ -26,10 +30,33 @@ def ui(
             show_default=False,
         ),
     ] = None,
+    host_url: Annotated[
+        str | None,
+        typer.Option(
+            "--host-url",
+            metavar="URL",
+            envvar=HOST_URL_VARIABLE,
+            help=f"The accord host agents added are registered with (with the token of"
+            f" {HOST_TOKEN_VARIABLE}); no other agent is taken for one.",
+            show_default=False,
+        ),
+    ] = None,
     host: Annotated[
         str, typer.Option(metavar="HOST", help="Interface to listen on.")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 8080,
+    allowed_host: exposure.AllowedHostOption = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TOKEN",
+            envvar=TOKEN_VARIABLE,
+            help="Require this token to log in (made and printed when listening beyond"
+            " loopback, where one is always required).",
+            show_default=False,
+        ),
+    ] = None,
+    fetch_allow: exposure.FetchAllowOption = None,
     log_level: Annotated[
         str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")
     ] = "warning",
@@ -40,6 +67,8 @@ def ui(
     by URL with their cards checked, and an inspector for any A2A agent.
     """
     try:
+        from accord.ui.access import UiAccess
+        from accord.ui.agents import HostLink
         from accord.ui.app import create_ui_app
     except ImportError as exc:
         raise BadArgument(
@@ -47,9 +76,23 @@ def ui(
         ) from None
     urls = list(agents or ())
     urls += [u.strip() for u in os.environ.get(AGENTS_VARIABLE, "").split(",") if u.strip()]
-    typer.echo(f"accord ui: serving the web UI at http://{host}:{port}/", err=True)
+    access = UiAccess(exposure.allowed_hosts(port, allowed_host), exposure.login_token(host, token))
+    guard = exposure.fetch_guard(host, fetch_allow)
+    link = HostLink(host_url, os.environ.get(HOST_TOKEN_VARIABLE) or None) if host_url else None
+    shown = f"[{host}]" if ":" in host else host
+    address = f"http://{shown}:{port}/"
+    login = f"?token={access.login_token}" if access.login_token else ""
+    typer.echo(f"accord ui: serving the web UI at {address}{login}", err=True)
+    if exposure.beyond_loopback(host):
+        typer.echo(
+            "accord ui: listening beyond loopback: every request needs the token (open the URL"
+            " above once; scripts send Authorization: Bearer TOKEN); browsers must name a"
+            " host given with --allowed-host; agents on loopback or private addresses are"
+            " refused unless --fetch-allow names them",
+            err=True,
+        )
     uvicorn.run(
-        create_ui_app(urls),
+        create_ui_app(urls, host=link, access=access, fetch_guard=guard),
         host=host,
         port=port,
         log_level=log_level,

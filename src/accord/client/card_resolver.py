@@ -17,14 +17,44 @@ from accord.types import AgentCard
 
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """Where agents publish their card: the 0.3 path first, then the 0.2 one."""
+MAX_CARD_BYTES = 1024 * 1024
+"""The largest card read: a card is a few kilobytes; reading on would let any URL fill memory."""
+
+
+class CardTooLarge(A2AClientError):
+    """The card served is larger than MAX_CARD_BYTES; nothing more of it is read."""
 
 
 def card_urls(url: str) -> list[str]:
-    """The URLs to try in order: `url` itself when it names a card, else both well-known paths."""
-    if url.rstrip("/").endswith(WELL_KNOWN_PATHS):
-        return [url]
-    base = url.rstrip("/")
-    return [base + path for path in WELL_KNOWN_PATHS]
+    """The URLs to try in order: `url` itself when it names a card, else both well-known paths
+    (after its path: a query stays after them and a fragment is dropped, so neither cancels
+    the well-known path)."""
+    base = url.partition("#")[0]
+    path, mark, query = base.partition("?")
+    if path.rstrip("/").endswith(WELL_KNOWN_PATHS):
+        return [base]
+    return [path.rstrip("/") + well_known + mark + query for well_known in WELL_KNOWN_PATHS]
+
+
+async def get_card_body(
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None
+) -> tuple[int, bytes]:
+    """The status and body of GET `url`, at most MAX_CARD_BYTES of it (CardTooLarge beyond,
+    told by its Content-Length or by counting, the rest never read); httpx errors pass."""
+    async with http.stream("GET", url, headers=headers) as response:
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_CARD_BYTES:
+            raise CardTooLarge(_too_large(url))
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > MAX_CARD_BYTES:
+                raise CardTooLarge(_too_large(url))
+    return response.status_code, bytes(body)
+
+
+def _too_large(url: str) -> str:
+    return f"the agent card at {url} is larger than {MAX_CARD_BYTES // 1024 // 1024} MiB"
 
 
 def parse_card(body: bytes, source: str) -> AgentCard:
@@ -89,18 +119,15 @@ async def fetch_card_document(
     candidates = card_urls(url)
     for candidate in candidates:
         with http_errors("GET", candidate):
-            response = await http.get(candidate, headers=headers)
-        if response.status_code == 404 and candidate != candidates[-1]:
+            status, body = await get_card_body(http, candidate, headers)
+        if status == 404 and candidate != candidates[-1]:
             continue
-        if response.status_code == 404 and len(candidates) > 1:
+        if status == 404 and len(candidates) > 1:
             raise A2AClientError(
                 f"no agent card at {url}: GET {' and '.join(candidates)} answered HTTP 404",
                 status_code=404,
             )
-        if response.status_code != 200:
-            raise A2AClientError(
-                f"GET {candidate} answered HTTP {response.status_code}",
-                status_code=response.status_code,
-            )
-        return candidate, read_document(response.content, candidate)
+        if status != 200:
+            raise A2AClientError(f"GET {candidate} answered HTTP {status}", status_code=status)
+        return candidate, read_document(body, candidate)
     raise AssertionError("unreachable: the last candidate always returns or raises")

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import accord
+from accord.auth import Security
+from accord.host.curators import Curators
 from accord.host.executor import HostExecutor
 from accord.host.registry import (
     AgentRegistry,
@@ -14,6 +16,7 @@ from accord.host.registry import (
     registry_path,
 )
 from accord.host.routes import registry_routes
+from accord.runtime.webhook_guard import WebhookGuard
 from accord.types import AgentSkill
 
 SKILLS = [
@@ -44,16 +47,28 @@ SKILLS = [
 
 
 def host_agent(
-    registry: AgentRegistry | Path | str | None = None, agents: Sequence[str] | None = None
+    registry: AgentRegistry | Path | str | None = None,
+    agents: Sequence[str] | None = None,
+    *,
+    token: str | None = None,
+    security: Security | None = None,
+    fetch_guard: WebhookGuard | None = None,
 ) -> accord.Agent:
     """The host: delegating to the agents in `registry` (an AgentRegistry, or the path of its
     file; default: `ACCORD_HOST_REGISTRY`, else `.accord/host/agents.json`), knowing `agents`
     (card or base URLs; default: `ACCORD_HOST_AGENTS`) from the start, with the credentials
-    of `ACCORD_HOST_CREDENTIALS` for agents whose entry gives none."""
+    of `ACCORD_HOST_CREDENTIALS` for agents whose entry gives none.
+
+    Agents are added and removed over HTTP (`/host/agents`) by a caller presenting `token`
+    (default: `ACCORD_HOST_TOKEN`) as a bearer token, or, with `security` (the host's own, for
+    its A2A calls too), one it authenticates with the scope `host:curate`; by nobody without
+    either. With `fetch_guard`, an agent added over HTTP must be at an address it allows."""
     if not isinstance(registry, AgentRegistry):
         path = registry if registry is not None else registry_path()
         initial = initial_urls() if agents is None else agents
-        registry = AgentRegistry(path, initial, configured_credentials())
+        registry = AgentRegistry(path, initial, configured_credentials(), fetch_guard)
+    elif fetch_guard is not None:
+        registry.guard = fetch_guard
     return accord.Agent(
         HostExecutor(registry),
         name="Host",
@@ -66,5 +81,6 @@ def host_agent(
         # one none of them takes).
         input_modes=["text/plain", "application/json", "*/*"],
         output_modes=["text/plain", "application/json", "image/png"],
-        routes=registry_routes(registry),
+        security=security,
+        routes=registry_routes(registry, Curators(token)),
     )

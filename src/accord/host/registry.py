@@ -25,6 +25,8 @@ from accord.client.credential_settings import (
 from accord.client.interfaces import select_interface
 from accord.client.transports import TRANSPORTS
 from accord.errors import A2AClientError
+from accord.runtime.guarded_transport import GuardedTransport
+from accord.runtime.webhook_guard import WebhookGuard, WebhookRefused
 from accord.types import AgentCard
 
 log = logging.getLogger(__name__)
@@ -125,15 +127,22 @@ def registry_path() -> Path:
     return Path(configured) if configured else DEFAULT_REGISTRY_PATH
 
 
-async def resolve(url: object) -> RemoteAgent:
-    """The agent at `url` with its card; RegistryError when it cannot be reached or used."""
+async def resolve(url: object, guard: WebhookGuard | None = None) -> RemoteAgent:
+    """The agent at `url` with its card; RegistryError when it cannot be reached or used, or,
+    with `guard`, when it or the interface the host would call is at an address `guard`
+    refuses (loopback, private, link-local, metadata: checked when connecting)."""
     url = normalized_url(url)  # a str from here on
+    transport = GuardedTransport(guard) if guard is not None else None
     try:
-        async with httpx.AsyncClient(timeout=CARD_TIMEOUT) as http:
+        async with httpx.AsyncClient(timeout=CARD_TIMEOUT, transport=transport) as http:
             card = await fetch_card(http, url)
-        select_interface(card, frozenset(TRANSPORTS))
+        interface = select_interface(card, frozenset(TRANSPORTS))
+        if guard is not None:
+            await guard.check(interface.url)
     except A2AClientError as exc:
         raise RegistryError(f"{url}: {exc}") from None
+    except WebhookRefused as exc:
+        raise RegistryError(f"{url}: its interface {interface.url} is refused: {exc}") from None
     return RemoteAgent(url, card)
 
 
@@ -147,6 +156,9 @@ class AgentRegistry:
     Credentials for an agent come from its entry (given when it was added), else from
     `credentials` (URL -> credentials object, e.g. from `ACCORD_HOST_CREDENTIALS`). The file
     holds secrets then, so it is kept readable by its owner only.
+
+    With `guard`, an agent `add`ed (over HTTP) must be at an address it allows, and so must
+    the interface the host would call; the operator's `initial` agents are not checked.
     """
 
     def __init__(
@@ -154,8 +166,10 @@ class AgentRegistry:
         path: Path | str,
         initial: Sequence[str] = (),
         credentials: Mapping[str, Json] | None = None,
+        guard: WebhookGuard | None = None,
     ) -> None:
         self.path = Path(path)
+        self.guard = guard
         self._configured = {
             normalized_url(url): credential_settings(data)
             for url, data in (credentials or {}).items()
@@ -182,7 +196,7 @@ class AgentRegistry:
             settings = None if credentials is None else credential_settings(credentials)
         except CredentialSettingsError as exc:
             raise RegistryError(f"credentials: {exc}") from None
-        agent = await resolve(url)
+        agent = await resolve(url, self.guard)
         with self._lock:
             self._reload()
             known = self._agents.get(agent.url)

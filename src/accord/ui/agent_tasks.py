@@ -7,7 +7,7 @@ from typing import Any
 from accord.client import Client
 from accord.errors import A2AClientError, A2AError, MethodNotFound, UnsupportedOperation
 from accord.types import Task
-from accord.ui.talk import AgentCallFailed, Talker
+from accord.ui.talk import AgentCallFailed
 
 PAGE_SIZE = 50
 
@@ -35,7 +35,10 @@ async def list_agent_tasks(client: Client, page_token: str | None = None) -> dic
 
 async def fetch_agent_task(client: Client, task_id: str) -> dict[str, Any]:
     """The task as the agent has it, with its whole history and its artifacts."""
-    task = await Talker.call(client, lambda c: c.get_task(task_id))
+    try:
+        task = await client.get_task(task_id)
+    except (A2AError, A2AClientError) as exc:
+        raise AgentCallFailed.of(client, exc) from None
     return {**task_row(task), "task": task.to_wire()}
 
 

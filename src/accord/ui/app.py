@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -27,9 +28,11 @@ from accord.client.interfaces import card_interfaces, interface_key
 from accord.client.transports import TRANSPORTS
 from accord.codecs.card_v1_0 import card_from_v1
 from accord.errors import A2AError
+from accord.runtime.webhook_guard import WebhookGuard
 from accord.types import AgentCard
+from accord.ui.access import SESSION_HEADER, AccessCheck, UiAccess
 from accord.ui.agent_tasks import fetch_agent_task, list_agent_tasks
-from accord.ui.agents import AgentRefused, load_agent, refresh_hosts, register_with_host
+from accord.ui.agents import AgentRefused, HostLink, load_agent, refresh_host, register_with_host
 from accord.ui.attachments import MAX_FILE_BYTES, AttachmentRefused, file_part
 from accord.ui.state import AgentEntry, UiState
 from accord.ui.talk import AgentCallFailed, Talker
@@ -54,15 +57,32 @@ class BadRequest(Exception):
     """The page sent something the API cannot use; answered with HTTP 400 and the reason."""
 
 
-def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> Starlette:
+def create_ui_app(
+    agent_urls: Sequence[str] = (),
+    *,
+    timeout: float = 60.0,
+    host: HostLink | None = None,
+    access: UiAccess | None = None,
+    fetch_guard: WebhookGuard | None = None,
+) -> Starlette:
     """The web UI, knowing the agents at `agent_urls` from the start (the first is the one
-    conversations start with)."""
+    conversations start with). `host` is the accord host agents added are registered with
+    (and whose remote agents are shown); no other agent is taken for one. `access` says who
+    may use the UI (default: `UiAccess()`, loopback Host names, no login); with `fetch_guard`,
+    the UI fetches and calls no address it refuses (loopback, private, metadata...)."""
     state = UiState()
-    talker = Talker(state, timeout=timeout)
+    talker = Talker(state, timeout=timeout, guard=fetch_guard)
+    access = access if access is not None else UiAccess()
+    if host is not None and host.url not in [url.strip().rstrip("/") for url in agent_urls]:
+        agent_urls = [host.url, *agent_urls]
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        loading = asyncio.create_task(_load_agents(state, talker, agent_urls))
+        if host is not None and host.token:  # a host that declares security takes its token
+            await talker.set_credentials(
+                host.url, credentials_from_settings({"bearer": host.token})
+            )
+        loading = asyncio.create_task(_load_agents(state, talker, agent_urls, host))
         yield
         loading.cancel()
         state.hub.close()
@@ -75,6 +95,7 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
             template.replace("{{page}}", name)
             .replace("{{title}}", PAGES[name])
             .replace("{{maxFileBytes}}", str(MAX_FILE_BYTES))
+            .replace("{{session}}", access.session)
         )
 
         async def endpoint(request: Request) -> HTMLResponse:
@@ -128,7 +149,8 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
             transport=_text(body, "transport") or None,
             version=_text(body, "version") or None,
         )
-        turn = talker.send(conversation, text, data, _text(body, "taskId") or None, file)
+        secret = body.get("secret") is True
+        turn = talker.send(conversation, text, data, _text(body, "taskId") or None, file, secret)
         return JSONResponse({"conversation": conversation.id, "turn": turn.id}, status_code=202)
 
     async def add_agent(request: Request) -> JSONResponse:
@@ -139,14 +161,13 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         settings = _credential_settings(body)
         agent = await agent_with_credentials(url, settings)
         state.add_agent(agent)
-        hosts = [
-            a for a in state.agents.values() if a.host_agents is not None and a.url != agent.url
-        ]
         registered = []
-        for host in hosts:
-            refusal = await register_with_host(talker.http, host.url, agent.url, settings)
-            registered.append({"host": host.url, "name": host.name, "error": refusal})
-        await refresh_hosts(talker.http, state)
+        if host is not None and not host.is_host(agent.url):
+            refusal = await register_with_host(talker.http, host, agent.url, settings)
+            known = state.agents.get(host.url)
+            name = known.name if known is not None else host.url
+            registered.append({"host": host.url, "name": name, "error": refusal})
+            await refresh_host(talker.http, state, host)
         return JSONResponse({"agent": agent.to_json(), "hosts": registered}, status_code=201)
 
     async def remove_agent(request: Request) -> Response:
@@ -163,7 +184,7 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         """The agent at `url`, its card loaded, given the credentials `settings` (None: those
         it was given before); BadRequest saying why when it cannot be loaded."""
         try:
-            agent = await load_agent(talker.http, url)
+            agent = await load_agent(talker.http, url, host)
         except AgentRefused as exc:
             raise BadRequest(str(exc)) from None
         if settings is None:
@@ -184,15 +205,19 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
 
     async def agent_tasks(request: Request) -> JSONResponse:
         client = talker.client_for(_agent_param(request))
+        await talker.checked(client)
         return JSONResponse(await list_agent_tasks(client, request.query_params.get("pageToken")))
 
     async def agent_task(request: Request) -> JSONResponse:
         task_id = request.query_params.get("id", "")
         if not task_id:
             raise BadRequest("say which task: `id`")
-        return JSONResponse(
-            await fetch_agent_task(talker.client_for(_agent_param(request)), task_id)
-        )
+        client = talker.client_for(_agent_param(request))
+        await talker.checked(client)
+        return JSONResponse(await fetch_agent_task(client, task_id))
+
+    async def session(request: Request) -> JSONResponse:
+        return JSONResponse({"session": access.session, "header": SESSION_HEADER})
 
     async def snapshot(request: Request) -> JSONResponse:
         return JSONResponse(state.snapshot(request.query_params.get("task")))
@@ -212,6 +237,7 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         Route("/inspector", page("inspector")),
         Route("/ui/events", events),
         Route("/api/state", snapshot),
+        Route("/api/session", session),
         Route("/api/send", send, methods=["POST"]),
         Route("/api/agents", add_agent, methods=["POST"]),
         Route("/api/agents", remove_agent, methods=["DELETE"]),
@@ -225,12 +251,15 @@ def create_ui_app(agent_urls: Sequence[str] = (), *, timeout: float = 60.0) -> S
         routes=routes,
         lifespan=lifespan,
         exception_handlers={BadRequest: bad_request, AgentCallFailed: agent_failed},
+        middleware=[Middleware(AccessCheck, access=access)],
     )
     app.state.ui = state
     return app
 
 
-async def _load_agents(state: UiState, talker: Talker, urls: Sequence[str]) -> None:
+async def _load_agents(
+    state: UiState, talker: Talker, urls: Sequence[str], host: HostLink | None
+) -> None:
     """Add the agents named at start, in order; those not up yet are tried again for a while
     (agents started beside the UI may take a few seconds to listen)."""
     pending = list(urls)
@@ -238,7 +267,7 @@ async def _load_agents(state: UiState, talker: Talker, urls: Sequence[str]) -> N
         failed = []
         for url in pending:
             try:
-                state.add_agent(await load_agent(talker.http, url))
+                state.add_agent(await load_agent(talker.http, url, host))
             except AgentRefused as exc:
                 failed.append(url)
                 if attempt == STARTUP_ATTEMPTS - 1:

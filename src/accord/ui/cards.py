@@ -15,7 +15,8 @@ import httpx
 from jsonschema import ValidationError
 from jsonschema.validators import validator_for
 
-from accord.client import card_urls
+from accord.client.card_resolver import CardTooLarge, card_urls, get_card_body
+from accord.runtime.guarded_transport import FetchRefused
 
 Json = dict[str, Any]
 
@@ -29,6 +30,8 @@ JSON_TYPES = {
     dict: "an object", list: "a list", str: "text", bool: "true or false",
     int: "a number", float: "a number", type(None): "null",
 }  # fmt: skip
+CARD_MEMBERS = ("url", "supportedInterfaces", "protocolVersion", "capabilities", "skills",
+                "defaultInputModes", "defaultOutputModes")  # fmt: skip
 REQUIRED_MESSAGE = re.compile(r"'(.+)' is a required property")
 
 
@@ -68,7 +71,11 @@ async def fetch_raw_card(http: httpx.AsyncClient, url: str) -> tuple[str, Json]:
     tried: list[str] = []
     for candidate in card_urls(url):
         try:
-            response = await http.get(candidate, headers={"Accept": "application/json"})
+            status, body = await get_card_body(http, candidate, {"Accept": "application/json"})
+        except CardTooLarge as exc:
+            raise CardUnavailable(str(exc)) from None
+        except FetchRefused as exc:
+            raise CardUnavailable(f"the UI does not fetch {url}: {exc}") from None
         except httpx.InvalidURL as exc:
             raise CardUnavailable(f"{url!r} is not a valid web address: {exc}") from None
         except httpx.ConnectError:
@@ -78,15 +85,13 @@ async def fetch_raw_card(http: httpx.AsyncClient, url: str) -> tuple[str, Json]:
             ) from None
         except httpx.HTTPError as exc:
             raise CardUnavailable(f"GET {candidate} failed: {exc or type(exc).__name__}") from None
-        if response.status_code == 404:
+        if status == 404:
             tried.append(candidate)
             continue
-        if response.status_code != 200:
-            raise CardUnavailable(
-                f"GET {candidate} answered HTTP {response.status_code}, not a card"
-            )
+        if status != 200:
+            raise CardUnavailable(f"GET {candidate} answered HTTP {status}, not a card")
         try:
-            document = response.json()
+            document = json.loads(body)
         except ValueError:
             raise CardUnavailable(
                 f"the answer from {candidate} is not JSON, so it is no agent card"
@@ -95,8 +100,19 @@ async def fetch_raw_card(http: httpx.AsyncClient, url: str) -> tuple[str, Json]:
             raise CardUnavailable(
                 f"the answer from {candidate} is JSON but not an object, so it is no agent card"
             )
+        if not looks_like_card(document):
+            raise CardUnavailable(
+                f"the answer from {candidate} is JSON but no agent card (it names no agent"
+                " and none of a card's members), so it is not shown"
+            )
         return candidate, document
     raise CardUnavailable(f"no agent card there: {' and '.join(tried)} answered HTTP 404")
+
+
+def looks_like_card(document: Json) -> bool:
+    """Whether a JSON object is meant as an agent card (valid or not): a `name` beside one of
+    the members only cards have. Other JSON (an internal service's answer) is never shown."""
+    return "name" in document and any(key in document for key in CARD_MEMBERS)
 
 
 def card_versions(card: Json) -> list[str]:

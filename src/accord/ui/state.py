@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,37 @@ from accord.ui.recording import clipped
 
 Json = dict[str, Any]
 Subscription = asyncio.Queue[tuple[str, Json] | None]
+HIDDEN = "•••••• (hidden)"
+"""What a secret the user typed in a masked field is shown as, wherever it would appear."""
+
+
+def secret_values(text: str, data: Any) -> tuple[str, ...]:
+    """The secrets of a message sent from a masked field: its text, or the text in its data."""
+    values = [text, *(v for v in data.values() if isinstance(v, str))] if data else [text]
+    return tuple(value for value in values if value.strip())
+
+
+def hide(text: str, secrets: Sequence[str]) -> str:
+    """`text` with each of `secrets` (as it is, or escaped inside a JSON string) made HIDDEN."""
+    for secret in secrets:
+        for form in dict.fromkeys(
+            (secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1])
+        ):
+            text = text.replace(form, HIDDEN)
+    return text
+
+
+def hidden(value: Any, secrets: Sequence[str]) -> Any:
+    """A JSON value with `secrets` hidden in every text it holds."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return hide(value, secrets)
+    if isinstance(value, list):
+        return [hidden(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {key: hidden(item, secrets) for key, item in value.items()}
+    return value
 
 
 class Hub:
@@ -185,6 +218,7 @@ class UiState:
         self.conversations: dict[str, Conversation] = {}
         self.turns: dict[str, Turn] = {}
         self.tasks: dict[str, TaskView] = {}
+        self.secrets: list[str] = []  # typed in masked fields: never recorded
         self._ids = itertools.count(1)
 
     def next_id(self, prefix: str) -> str:
@@ -199,7 +233,7 @@ class UiState:
         }
         if task_id is not None:
             data["timeline"] = self.timeline(task_id)
-        return data
+        return hidden(data, self.secrets)  # type: ignore[no-any-return]
 
     def timeline(self, task_id: str) -> list[Json]:
         view = self.tasks.get(task_id)
@@ -213,11 +247,11 @@ class UiState:
 
     def add_agent(self, agent: AgentEntry) -> None:
         self.agents[agent.url] = agent
-        self.hub.publish("agent", agent.to_json())
+        self._publish("agent", agent.to_json())
 
     def remove_agent(self, url: str) -> None:
         if self.agents.pop(url, None) is not None:
-            self.hub.publish("agentRemoved", {"url": url})
+            self._publish("agentRemoved", {"url": url})
 
     def conversation(
         self,
@@ -234,10 +268,16 @@ class UiState:
         return conversation
 
     def open_turn(
-        self, conversation: Conversation, asked: Json, task_id: str | None = None
+        self,
+        conversation: Conversation,
+        asked: Json,
+        task_id: str | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> Turn:
         """A turn of the conversation after what the user `asked` (`{"message": ...}` sent,
-        or `{"cancel": task id}`); with `task_id`, a turn of that task from the start."""
+        or `{"cancel": task id}`); with `task_id`, a turn of that task from the start; the
+        `secrets` it sends are hidden in all that is recorded from now on."""
+        self.secrets.extend(secret for secret in secrets if secret not in self.secrets)
         turn = Turn(self.next_id("t"), conversation.id, task_id=task_id, cancel="cancel" in asked)
         self.turns[turn.id] = turn
         if task_id in self.tasks:
@@ -248,11 +288,12 @@ class UiState:
         return turn
 
     def record(self, turn: Turn, kind: str, title: str, text: str) -> None:
+        title, text = hide(title, self.secrets), hide(text, self.secrets)
         entry = WireEntry(len(turn.entries) + 1, kind, title, text)
         turn.entries.append(entry)
         data = {**entry.to_json(), "turn": turn.id, "task": turn.task_id,
                 "conversation": turn.conversation_id}  # fmt: skip
-        self.hub.publish("entry", data)
+        self._publish("entry", data)
 
     def observe(self, turn: Turn, event: StreamEvent) -> None:
         """Apply an event that came back in `turn` to its task and conversation."""
@@ -292,7 +333,7 @@ class UiState:
                 a.artifact_id for a in event.artifacts if not _earlier(self, turn, a.artifact_id)
             ]
         conversation.context_id = view.task.context_id
-        self.hub.publish("task", view.summary())
+        self._publish("task", view.summary())
         self._publish_conversation(conversation)
 
     def finish_turn(self, turn: Turn, error: str | None = None) -> None:
@@ -310,8 +351,11 @@ class UiState:
                 return view.task.id if view.task.status.state.is_interrupted else None
         return None
 
+    def _publish(self, name: str, data: Json) -> None:
+        self.hub.publish(name, hidden(data, self.secrets))
+
     def _publish_conversation(self, conversation: Conversation) -> None:
-        self.hub.publish("conversation", conversation.to_json(self.turns))
+        self._publish("conversation", conversation.to_json(self.turns))
 
 
 def _task_of(event: StreamEvent) -> Task:

@@ -14,10 +14,12 @@ import httpx
 from accord.client import Client, Credentials
 from accord.client.credentials import CredentialsRequired, describe_requirements
 from accord.errors import A2AClientError, A2AError, PermissionDenied, Unauthenticated
+from accord.runtime.guarded_transport import GuardedTransport
+from accord.runtime.webhook_guard import WebhookGuard, WebhookRefused
 from accord.types import DataPart, FilePart, Message, Part, Role, Task, TextPart, new_id
 from accord.ui.attachments import without_bytes
 from accord.ui.recording import CURRENT_SINK, RecordingTransport
-from accord.ui.state import Conversation, Turn, UiState
+from accord.ui.state import Conversation, Turn, UiState, hidden, secret_values
 
 logger = logging.getLogger("accord.ui")
 R = TypeVar("R")
@@ -54,10 +56,14 @@ def frame_title(kind: str, text: str) -> str:
 class Talker:
     """Sends the UI's messages and follows the answers, recording every frame on the wire."""
 
-    def __init__(self, state: UiState, timeout: float = 60.0) -> None:
+    def __init__(
+        self, state: UiState, timeout: float = 60.0, guard: WebhookGuard | None = None
+    ) -> None:
         self.state = state
         self.timeout = httpx.Timeout(timeout, connect=10.0)
-        self.http = httpx.AsyncClient(transport=RecordingTransport(), timeout=self.timeout)
+        self.guard = guard
+        """With a guard, no request goes to an address it refuses (checked when connecting)."""
+        self.http = httpx.AsyncClient(transport=self._transport(), timeout=self.timeout)
         self._clients: dict[tuple[str, str | None, str | None], Client] = {}
         self._credentials: dict[str, Credentials] = {}
         self._running: set[asyncio.Task[None]] = set()
@@ -93,10 +99,30 @@ class Talker:
                 transport=transport,
                 version=version,
                 credentials=credentials,
-                http_transport=None if credentials is None else RecordingTransport(),
+                http_transport=None if credentials is None else self._transport(),
                 timeout=self.timeout,
             )
         return self._clients[key]
+
+    def _transport(self) -> RecordingTransport:
+        """A recording transport, over the guard's when there is one."""
+        return RecordingTransport(GuardedTransport(self.guard) if self.guard else None)
+
+    async def checked(self, client: Client) -> None:
+        """AgentCallFailed when the interface the client chose is one the guard refuses (gRPC
+        goes around the guarded HTTP transport, so its address is checked here)."""
+        if self.guard is None:
+            return
+        try:
+            transport = await client.transport()
+        except (A2AError, A2AClientError) as exc:
+            raise AgentCallFailed.of(client, exc) from None
+        if transport.interface.transport == "GRPC":
+            try:
+                await self.guard.check(transport.interface.url)
+            except WebhookRefused as exc:
+                raise AgentCallFailed(f"the UI does not call {transport.interface.url}: {exc}",
+                                      502) from None  # fmt: skip
 
     def send(
         self,
@@ -105,8 +131,11 @@ class Talker:
         data: Any = None,
         task_id: str | None = None,
         file: FilePart | None = None,
+        secret: bool = False,
     ) -> Turn:
-        """Start a turn: the message goes out in the background; returns the turn at once."""
+        """Start a turn: the message goes out in the background; returns the turn at once. A
+        `secret` message (a credential typed in a masked field) is never shown: not in the
+        conversation, not in the frames on the wire, not in the events decoded."""
         parts: list[Part] = [TextPart(text=text)] if text or (data is None and file is None) else []
         if data is not None:
             parts.append(DataPart(data=data))
@@ -119,7 +148,9 @@ class Talker:
             context_id=conversation.context_id,
             task_id=task_id or self.state.waiting_task(conversation),
         )
-        turn = self.state.open_turn(conversation, {"message": without_bytes(message.to_wire())})
+        secrets = secret_values(text, data) if secret else ()
+        shown = hidden(without_bytes(message.to_wire()), secrets)
+        turn = self.state.open_turn(conversation, {"message": shown}, secrets=secrets)
         running = asyncio.create_task(self._run(conversation, turn, message))
         self._running.add(running)
         running.add_done_callback(self._running.discard)
@@ -146,9 +177,9 @@ class Talker:
         finally:
             self.state.finish_turn(turn, error)
 
-    @staticmethod
-    async def call(client: Client, operation: Callable[[Client], Awaitable[R]]) -> R:
+    async def call(self, client: Client, operation: Callable[[Client], Awaitable[R]]) -> R:
         """`operation` on `client`, its failure an AgentCallFailed in words."""
+        await self.checked(client)
         try:
             return await operation(client)
         except (A2AError, A2AClientError) as exc:
@@ -173,6 +204,7 @@ class Talker:
         with self._recorded(turn):
             try:
                 card = await client.get_card()
+                await self.checked(client)
                 transport = await client.transport()
                 if transport.interface.transport == "GRPC":
                     self.state.record(turn, "note", "gRPC", GRPC_NOTE)
@@ -184,6 +216,8 @@ class Talker:
                     self.state.observe(turn, await client.send(message))
             except (A2AError, A2AClientError) as exc:
                 error = failure_in_words(client, exc)
+            except AgentCallFailed as exc:
+                error = str(exc)
             except Exception as exc:  # shown to the user rather than lost in a background task
                 logger.exception("turn %s failed", turn.id)
                 error = f"{type(exc).__name__}: {exc}"

@@ -8,6 +8,7 @@ const TASK_ID = PAGE === "task" ? decodeURIComponent(location.pathname.split("/"
 const INTERRUPTED = ["input-required", "auth-required"];
 const ACTIVE = ["submitted", "working", ...INTERRUPTED]; // not terminal: may be canceled
 const MAX_FILE_BYTES = Number(document.body.dataset.maxFileBytes);
+const SESSION = document.body.dataset.session; // the UI's API answers only requests carrying it
 const main = document.getElementById("main");
 
 // --- small helpers ---------------------------------------------------------------------------
@@ -30,7 +31,8 @@ function h(tag, attrs, ...children) {
 
 async function api(method, path, body) {
   const response = await fetch(path, {
-    method, headers: { "Content-Type": "application/json" }, body: body && JSON.stringify(body),
+    method, headers: { "Content-Type": "application/json", "X-Accord-Session": SESSION },
+    body: body && JSON.stringify(body),
   });
   const data = response.status === 204 ? {} : await response.json();
   if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
@@ -204,7 +206,10 @@ function renderReply(state, answer, field) {
     event.preventDefault();
     if (secret) {
       // An agent naming the field it wants the credential in gets it as data, else as text.
-      if (input.value.trim()) answer(field ? { text: "", data: { [field]: input.value } } : { text: input.value });
+      // Marked secret: the UI's server shows it nowhere (conversation, wire, events).
+      if (input.value.trim()) {
+        answer(field ? { text: "", data: { [field]: input.value }, secret: true } : { text: input.value, secret: true });
+      }
       return;
     }
     if (!input.value.trim() && !attachment.chosen()) return;
@@ -444,7 +449,6 @@ pages.task = {
     this.list = h("ol", { class: "timeline", id: "timeline" });
     this.wire = h("div", {}, h("h2", {}, "Timeline: every frame on the wire, every event"), this.list);
     main.append(this.head, this.message, this.history, this.artifacts, this.wire);
-    if (this.agent) this.fetch();
   },
   // A task the UI did not start: as the agent has it (GetTask), with its history.
   async fetch() {
@@ -460,8 +464,11 @@ pages.task = {
     const own = S.tasks[TASK_ID];
     const task = own ? own.task : this.remote && this.remote.task;
     if (!task) {
-      this.head.replaceChildren(h("h1", {}, this.agent && !this.message.children.length ? "Loading the task…" : "Unknown task"),
-        h("p", { class: "muted" }, TASK_ID));
+      // A link only names the task and its agent: fetching it (with the UI's credentials) is the user's choice.
+      const ask = this.agent && !this.message.children.length ? h("p", {}, h("button", { type: "button", id: "fetch-task",
+        onclick: () => this.fetch() }, `Fetch it from ${this.agent}`)) : null;
+      this.head.replaceChildren(h("h1", {}, this.agent ? "A task of another agent" : "Unknown task"),
+        h("p", { class: "muted" }, TASK_ID), ask);
       return;
     }
     const agent = own ? own.agent : this.agent;
@@ -577,7 +584,7 @@ pages.inspector = {
     send.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
     main.append(h("h1", {}, "Inspector"), load, this.info, send, this.items,
       h("h2", {}, "On the wire"), this.log);
-    if (this.url.value) this.load();
+    // A link (?url=) only fills in the address: fetching it is the user's choice (Inspect).
   },
   async load() {
     this.info.replaceChildren(h("div", { class: "muted" }, "Fetching the card…"));
@@ -643,7 +650,9 @@ async function refreshTimeline() {
 
 function connect() {
   const live = document.getElementById("live");
-  const source = new EventSource("/ui/events" + (TASK_ID ? `?task=${encodeURIComponent(TASK_ID)}` : ""));
+  const query = new URLSearchParams({ session: SESSION });
+  if (TASK_ID) query.set("task", TASK_ID);
+  const source = new EventSource(`/ui/events?${query}`);
   for (const name of ["snapshot", "agent", "agentRemoved", "conversation", "task", "entry"]) {
     source.addEventListener(name, (event) => receive(name, JSON.parse(event.data)));
   }

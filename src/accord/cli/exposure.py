@@ -1,0 +1,77 @@
+"""The options of `accord ui`, `accord host` and `accord demo` that say who may reach them and
+what they may fetch: `--allowed-host`, `--fetch-allow`, and the token beyond loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+
+from accord.cli.errors import BadArgument
+from accord.runtime.webhook_guard import WebhookGuard, parse_network
+from accord.server.allowed_hosts import AllowedHosts
+
+AllowedHostOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allowed-host",
+        metavar="NAME",
+        help="A Host name to answer to besides 127.0.0.1, localhost and [::1] at this port"
+        " (repeatable; `.example.com` takes subdomains, NAME:PORT one port): the name"
+        " browsers reach it by. Requests naming another get 400 (DNS rebinding).",
+        show_default=False,
+    ),
+]
+FetchAllowOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fetch-allow",
+        metavar="CIDR",
+        help="Turn the fetch guard on (it is on anyway beyond loopback) and let it reach these"
+        " addresses or networks (10.0.0.5, 10.0.0.0/8): agents on loopback or private networks,"
+        " for development (repeatable).",
+        show_default=False,
+    ),
+]
+
+
+def beyond_loopback(host: str) -> bool:
+    """Whether listening on `host` lets other machines connect (anything but loopback)."""
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return True  # a name: it may resolve to anything
+
+
+def allowed_hosts(port: int, names: Sequence[str] | None) -> AllowedHosts:
+    """The loopback names at `port` and `names`; BadArgument for a malformed name."""
+    try:
+        return AllowedHosts.loopback(port, *(names or ()))
+    except ValueError as exc:
+        raise BadArgument(f"--allowed-host: {exc}") from None
+
+
+def fetch_guard(host: str, allow: Sequence[str] | None) -> WebhookGuard | None:
+    """The guard of what a server listening on `host` fetches: the webhook guard's policy
+    (no loopback, private, link-local or metadata address) beyond loopback or with `allow`
+    (its exceptions); None, no guard, on loopback without `allow`."""
+    if not allow and not beyond_loopback(host):
+        return None
+    try:
+        for entry in allow or ():
+            parse_network(entry)
+    except ValueError as exc:
+        raise BadArgument(f"--fetch-allow: {exc}") from None
+    return WebhookGuard(list(allow or ()))
+
+
+def login_token(host: str, given: str | None) -> str | None:
+    """The token a server on `host` requires: `given`, else one made now beyond loopback."""
+    if given:
+        return given
+    return secrets.token_urlsafe(24) if beyond_loopback(host) else None

@@ -1,0 +1,107 @@
+"""Curators: who may add and remove the host's agents over HTTP, and requests only a script or
+the host's own page could have sent (JSON, from no other origin)."""
+
+from __future__ import annotations
+
+import hmac
+import os
+
+from starlette.requests import Request
+
+from accord.core import Inbound, Principal
+from accord.errors import A2AError, Unauthenticated
+from accord.server.pipeline import Authenticator
+from accord.server.same_origin import foreign_origin
+
+TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
+"""The token that lets a caller add and remove the host's agents (`Authorization: Bearer`)."""
+CURATOR_SCOPE = "host:curate"
+"""The scope a caller authenticated by the host's own `Security` needs to change its agents."""
+
+
+class CuratorRefused(Exception):
+    """A request that may not change the host's agents; `status` and the reason to answer."""
+
+    def __init__(self, reason: str, status: int, challenge: str | None = None) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.challenge = challenge
+
+
+class Curators:
+    """Who may change the host's agents: whoever presents `token` as a bearer token, and, for a
+    host declaring a `Security`, a caller it authenticates holding CURATOR_SCOPE. With
+    neither, nobody may over HTTP (the agents are then the operator's: `--agent`, the file).
+
+    Every change must also be a JSON body (for POST) and name no other origin (`Origin`,
+    `Sec-Fetch-Site`), so a page elsewhere cannot send one with the user's browser."""
+
+    def __init__(self, token: str | None = None) -> None:
+        self.token = token if token is not None else os.environ.get(TOKEN_VARIABLE) or None
+
+    async def check(self, request: Request) -> None:
+        """CuratorRefused unless `request` may change the host's agents."""
+        check_same_origin(request)
+        if request.method == "POST" and not is_json(request):
+            raise CuratorRefused("send the body as JSON (Content-Type: application/json)", 415)
+        given = bearer_token(request)
+        if self.token is not None and given is not None and _same(given, self.token):
+            return
+        pipeline = getattr(request.app.state, "pipeline", None)
+        authenticator: Authenticator | None = getattr(pipeline, "authenticator", None)
+        if authenticator is not None:  # the host's Security (or the app's authenticator)
+            principal = await _authenticated(authenticator, request)
+            if CURATOR_SCOPE not in principal.scopes:
+                raise CuratorRefused(f"changing the host's agents needs the scope {CURATOR_SCOPE}",
+                                     403)  # fmt: skip
+            return
+        if self.token is None:
+            raise CuratorRefused(
+                "this host's agents are not changed over HTTP: start it with a token"
+                f" ({TOKEN_VARIABLE}; `accord host` makes one) or a Security with the scope"
+                f" {CURATOR_SCOPE}",
+                403,
+            )
+        raise CuratorRefused(
+            "send the host's token: Authorization: Bearer TOKEN (printed by `accord host`)",
+            401,
+            'Bearer realm="host"',
+        )
+
+
+async def _authenticated(authenticator: Authenticator, request: Request) -> Principal:
+    inbound = Inbound(
+        "HTTP",
+        f"{request.method} {request.url.path}",
+        request.headers,
+        dict(request.query_params),
+        request.client.host if request.client else None,
+    )
+    try:
+        return await authenticator.authenticate(inbound)
+    except Unauthenticated as exc:
+        challenge = exc.challenges[0] if exc.challenges else None
+        raise CuratorRefused(exc.message, 401, challenge) from None
+    except A2AError as exc:
+        raise CuratorRefused(exc.message, 403) from None
+
+
+def check_same_origin(request: Request) -> None:
+    """CuratorRefused (403) for a request a browser says came from another site or origin."""
+    why = foreign_origin(request.headers)
+    if why is not None:
+        raise CuratorRefused(why, 403)
+
+
+def is_json(request: Request) -> bool:
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media_type == "application/json"
+
+
+def bearer_token(request: Request) -> str | None:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode(), expected.encode())
