@@ -21,11 +21,13 @@ from uvicorn.config import LOG_LEVELS
 from accord.agents import Agent
 from accord.cli import serve_options
 from accord.cli.errors import BadArgument
+from accord.cli.log_config import log_config
 from accord.cli.ports import ensure_free
 from accord.cli.signing_options import TrustSettings
 from accord.cli.storage import StoreSettings, display_url, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.runtime.delivery import RetrySchedule
+from accord.runtime.replicas import HANDOVER_TIMEOUT
 from accord.server.http_limits import HttpLimits
 from accord.server.limits import Limits
 from accord.server.tls import TlsFiles
@@ -67,11 +69,13 @@ def _missing_attribute(module: ModuleType, attribute: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaSettings:
-    """How a server works with other replicas: the bus, the runner TTL, the shutdown grace."""
+    """How a server works with other replicas: the bus, the runner TTL, the hand-over wait of
+    a cancel, the shutdown grace."""
 
     bus_url: str = DEFAULT_BUS_URL
     runner_ttl: float = 15.0
     graceful_timeout: float = 10.0
+    handover_timeout: float = HANDOVER_TIMEOUT
 
 
 def run(
@@ -158,6 +162,7 @@ def serve(
         host=host,
         port=port,
         log_level=log_level,
+        log_config=log_config(log_level),
         access_log=False,
         timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
         **server_options,
@@ -193,6 +198,7 @@ def _agent_app(
         "store": store,
         "bus": bus,
         "runner_ttl": replica.runner_ttl,
+        "handover_timeout": replica.handover_timeout,
         "cleanup_interval": storage.cleanup_interval,
         "grpc_port": grpc_port,
         "grpc_host": host,

@@ -20,6 +20,7 @@ from accord.cli.push_options import (
 from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSettings
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
+from accord.runtime.replicas import HANDOVER_TIMEOUT
 from accord.server.http_limits import HttpLimits
 from accord.store import DEFAULT_STORE_URL, Retention
 from accord.store.retention import (
@@ -98,6 +99,14 @@ def serve(
             metavar="DURATION", help="A replica silent this long has its running tasks taken over."
         ),
     ] = "15s",
+    handover_timeout: Annotated[
+        str,
+        typer.Option(
+            metavar="DURATION",
+            help="A cancel for a task another replica runs waits this long for it, then cancels"
+            " the task here.",
+        ),
+    ] = storage.format_duration(HANDOVER_TIMEOUT),
     graceful_timeout: Annotated[
         str,
         typer.Option(
@@ -171,6 +180,7 @@ def serve(
             bus_url=bus,
             runner_ttl=_seconds("--runner-ttl", runner_ttl),
             graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
+            handover_timeout=_seconds("--handover-timeout", handover_timeout),
         ),
         grpc_port,
         serve_options.tls_files(tls_cert, tls_key, tls_client_ca),

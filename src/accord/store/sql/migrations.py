@@ -83,6 +83,11 @@ def _packed_events(connection: Connection) -> None:
     connection.execute(text("ALTER TABLE accord_task_events ADD COLUMN first_seq BIGINT"))
 
 
+def _task_epochs(connection: Connection) -> None:
+    # 0: the epoch every task has until it is claimed, which writes made before this step name.
+    connection.execute(text("ALTER TABLE accord_tasks ADD COLUMN epoch BIGINT NOT NULL DEFAULT 0"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
     Migration(
@@ -91,6 +96,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "tasks belong to the caller that created them", _task_owners),
     Migration(5, "an outbox of webhook deliveries", _push_outbox),
     Migration(6, "the events of one save logged in one row", _packed_events),
+    Migration(7, "each claim of a task has an epoch that its writes are fenced by", _task_epochs),
 )
 """The steps after the baseline, oldest first."""
 
