@@ -24,7 +24,7 @@ from accord.cli.errors import BadArgument
 from accord.cli.log_config import log_config
 from accord.cli.ports import ensure_free
 from accord.cli.signing_options import TrustSettings
-from accord.cli.storage import StoreSettings, display_url, prepare_store
+from accord.cli.storage import StoreSettings, display_url, pool_warning, prepare_store
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.runtime.delivery import RetrySchedule
 from accord.runtime.replicas import HANDOVER_TIMEOUT
@@ -194,6 +194,8 @@ def _agent_app(
     if app_options.get("public_url"):
         typer.echo(f"accord: clients reach it at {app_options['public_url']}", err=True)
     typer.echo(f"accord: tasks are kept in {display_url(storage.url)}", err=True)
+    if (warning := pool_warning(storage)) is not None:
+        typer.echo(f"accord: warning: {warning}", err=True)
     options: dict[str, Any] = {
         "store": store,
         "bus": bus,

@@ -23,6 +23,7 @@ from accord.runtime import DEFAULT_BUS_URL
 from accord.runtime.replicas import HANDOVER_TIMEOUT
 from accord.server.http_limits import HttpLimits
 from accord.store import DEFAULT_STORE_URL, Retention
+from accord.store.pools import MAX_OVERFLOW, POOL_SIZE, POSTGRES_POOL_SIZE
 from accord.store.retention import (
     DEFAULT_CLEANUP_INTERVAL,
     DEFAULT_EVENT_TTL,
@@ -85,6 +86,17 @@ def serve(
             metavar="DURATION", help="How often to forget expired tasks and events (off: never)."
         ),
     ] = storage.format_duration(DEFAULT_CLEANUP_INTERVAL),
+    store_pool: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            min=1,
+            help="Open at most N connections to a SQL store (replicas times N must fit PostgreSQL's"
+            f" max_connections) [default: {POSTGRES_POOL_SIZE} on PostgreSQL, {POOL_SIZE}"
+            f" (+{MAX_OVERFLOW} under load) on SQLite].",
+            show_default=False,
+        ),
+    ] = None,
     bus: Annotated[
         str,
         typer.Option(
@@ -169,6 +181,7 @@ def serve(
             max_events_per_task=max_task_events,
         ),
         cleanup_interval=interval.total_seconds() if interval is not None else None,
+        pool_size=store_pool,
     )
     serving.run(
         target,

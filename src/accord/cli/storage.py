@@ -28,6 +28,8 @@ class StoreSettings:
     url: str = DEFAULT_STORE_URL
     retention: Retention = field(default_factory=Retention)
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL
+    pool_size: int | None = None
+    """The most connections a SQL store opens (None: the backend's default)."""
 
 
 def parse_duration(option: str, text: str) -> timedelta | None:
@@ -59,7 +61,31 @@ def prepare_store(settings: StoreSettings) -> TaskStore:
     """
     upgrade_schema(settings.url)
     with _reported(settings.url):
-        return open_store(settings.url, retention=settings.retention)
+        return open_store(settings.url, retention=settings.retention, pool_size=settings.pool_size)
+
+
+def pool_warning(settings: StoreSettings) -> str | None:
+    """What is wrong with the store's connection pool, if anything: a PostgreSQL server
+    that cannot give every live replica (this one too) a pool this size."""
+    if settings.url == MEMORY:
+        return None
+    from sqlalchemy.pool import NullPool
+
+    from accord.store.sql import create_sql_engine
+    from accord.store.sql.engine import pool_options, sql_url
+    from accord.store.sql.pool_fit import pool_fit
+
+    async def check() -> str | None:
+        options = pool_options(sql_url(settings.url), settings.pool_size)
+        engine = create_sql_engine(settings.url, poolclass=NullPool)
+        try:
+            fit = await pool_fit(engine, options["pool_size"] + options["max_overflow"])
+        finally:
+            await engine.dispose()
+        return fit.warning() if fit is not None and not fit.fits else None
+
+    with _reported(settings.url):
+        return asyncio.run(check())
 
 
 def upgrade_schema(url: str) -> str:
