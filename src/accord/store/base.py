@@ -267,11 +267,7 @@ class TaskStore(ABC):
         """Start recording `replica_id` as the runner of a task it is creating (its epoch stays:
         nobody else could have written to it yet); it commits no later than the saves staged
         after it (the default records it once every save staged before it is done)."""
-
-        async def record() -> None:
-            await self.record_runner(task_id, replica_id)
-
-        return self._in_turn(record)
+        return self._in_turn(lambda: self.record_runner(task_id, replica_id))
 
     async def record_runner(self, task_id: str, replica_id: str) -> None:
         """Record that `replica_id` runs `task_id` from now on, its epoch left as it is."""
