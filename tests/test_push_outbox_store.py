@@ -16,7 +16,7 @@ from accord.core.deliveries import Delivery
 from accord.core.records import EventRecord
 from accord.store import Retention, StaleTaskError, TaskStore
 from accord.store.sql.migrations import UpgradeResult, head_version, upgrade
-from accord.store.sql.schema import metadata, push_deliveries, schema_version, task_events
+from accord.store.sql.schema import metadata, push_deliveries, schema_version, task_events, tasks
 from accord.types import Task, TaskState, TaskStatus, new_id
 from stores import Backend, backend_fixture, sql_backend_fixture, store_fixture  # noqa: F401
 
@@ -155,6 +155,7 @@ async def test_a_database_from_before_the_outbox_gets_one(sql_backend: Backend) 
             await connection.run_sync(metadata.create_all)
             await connection.execute(text(f"DROP TABLE {push_deliveries}"))
             await connection.execute(text(f"ALTER TABLE {task_events} DROP COLUMN first_seq"))
+            await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN epoch"))
             for version in range(1, 5):
                 step = {"version": version, "description": "old", "applied_at": NOW}
                 await connection.execute(insert(schema_version).values(step))
