@@ -207,7 +207,10 @@ def merge_saves(batch: Sequence[Write]) -> tuple[list[Write], list[int]]:
                 open_saves[write.task_id] = (at, merged)
                 into.append(at)
                 continue
-            open_saves[write.task_id] = (len(writes), write)
+            if earlier is None:
+                open_saves[write.task_id] = (len(writes), write)
+            else:  # which of the two the next one follows, only writing them in turn tells
+                del open_saves[write.task_id]
         else:
             open_saves.pop(write.task_id, None)
         into.append(len(writes))
