@@ -35,7 +35,7 @@ from accord.types import (
 )
 from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer, NeverFinishes
 from services import redis_url
-from stores import Backend, open_backend
+from stores import Backend, backend_fixture, open_backend  # noqa: F401 - fixtures
 from webhooks import AGENT_URL, LOOPBACK, Webhook, receiving
 
 
@@ -410,3 +410,80 @@ async def test_the_redis_bus_closes_without_cancelling_a_blocked_read(
     await bus.close()
 
     assert reader.done() and not reader.cancelled()  # it saw the flag and returned
+
+
+# --- a replica that stalled: fenced out of the tasks it lost ----------------------------------
+
+
+class Stalls(AgentExecutor):
+    """Starts work, waits until told to wake, then goes on as if nothing happened: an
+    artifact (whatever sending it raised), then the end."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.wake = asyncio.Event()
+        self.canceled = asyncio.Event()
+        self.swallowed: list[Exception] = []
+
+    async def execute(self, context: RequestContext, events: EventSink) -> None:
+        updater = TaskUpdater(context, events)
+        await updater.start_work()
+        self.started.set()
+        await self.wake.wait()
+        try:
+            await updater.add_artifact("written after waking up")
+        except Exception as exc:
+            self.swallowed.append(exc)
+        await asyncio.sleep(0.05)
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, events: EventSink) -> None:
+        self.canceled.set()
+        await TaskUpdater(context, events).cancel()
+
+
+async def saved_working(store: TaskStore, task_id: str) -> None:
+    """Wait until the store has the task working (its runner claimed with it)."""
+    for _ in range(int(SAFETY_TIMEOUT * 100)):
+        stored = await store.get(task_id)
+        if stored is not None and stored.task.status.state is TaskState.WORKING:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"task {task_id} was never saved working")
+
+
+async def test_a_replica_waking_up_after_a_takeover_stops_and_leaves_the_task_as_it_ended(
+    backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    agent = Stalls()
+    a = await opened(TaskRuntime(agent, await backend.open()))
+    b = await opened(TaskRuntime(Stalls(), await backend.open()))
+    try:
+        task_id = await started_task(a, agent.started)
+        await saved_working(b.store, task_id)
+        assert a.replicas._loop is not None
+        a.replicas._loop.cancel()  # A stalls: its heartbeat stops, its run does not
+        await expire(b.store, a)
+        assert await b.recover_orphans() == 1
+        ended = await b.get_task(task_id)
+        logged = await b.store.events_after(task_id, 0)
+
+        worker = a._runs[task_id].worker
+        assert worker is not None
+        agent.wake.set()
+        await asyncio.wait_for(agent.canceled.wait(), SAFETY_TIMEOUT)
+        await asyncio.wait_for(asyncio.wait({worker}), SAFETY_TIMEOUT)
+
+        assert ended.status.state is TaskState.FAILED
+        assert await b.get_task(task_id) == ended == await a.get_task(task_id)
+        assert await b.store.events_after(task_id, 0) == logged
+        assert [record.final for record in logged].count(True) == 1 and logged[-1].final
+        lines = [r for r in caplog.records if task_id in r.getMessage()]
+        assert [(r.levelname, r.name) for r in lines] == [
+            ("WARNING", "accord.runtime"),  # B: took over
+            ("WARNING", "accord.runtime"),  # A: lost it
+        ]
+        assert "no longer this replica's" in lines[1].getMessage()
+    finally:
+        await a.close()
+        await b.close()

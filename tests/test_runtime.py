@@ -202,8 +202,9 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
             *,
             owner: str = "",
             outbox: Sequence[Delivery] = (),
+            epoch: int = 0,
         ) -> Future[None]:
-            saved = super().stage_records(task, records, owner=owner, outbox=outbox)
+            saved = super().stage_records(task, records, owner=owner, outbox=outbox, epoch=epoch)
             assert saved.done()  # the memory store saves at once
             log.extend(("save", record.seq) for record in records)
             return saved
@@ -248,8 +249,9 @@ class HeldStore(InMemoryTaskStore):
         *,
         owner: str = "",
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> Future[None]:
-        saved = super().stage_records(task, records, owner=owner, outbox=outbox)
+        saved = super().stage_records(task, records, owner=owner, outbox=outbox, epoch=epoch)
         loop = asyncio.get_running_loop()
         held = [loop.create_future() for record in records if record.seq >= self.held_from]
         if not held:
@@ -817,9 +819,10 @@ class FailingSaves(InMemoryTaskStore):
         *,
         owner: str = "",
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> Future[None]:
         if records[-1].seq <= self.good:
-            return super().stage_records(task, records, owner=owner, outbox=outbox)
+            return super().stage_records(task, records, owner=owner, outbox=outbox, epoch=epoch)
         failed = asyncio.get_running_loop().create_future()
         failed.set_exception(OSError("disk I/O error"))
         return failed

@@ -235,9 +235,11 @@ NOW = datetime.now(UTC)
 
 
 async def create_version_6(connection: AsyncConnection) -> None:
-    """The tables as accord made them at schema version 6: no record of the store's agent."""
+    """The tables as accord made them at schema version 6: no record of the store's agent,
+    tasks without epochs."""
     await connection.run_sync(metadata.create_all)
     await connection.execute(text(f"DROP TABLE {store_agent}"))
+    await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN epoch"))
 
 
 async def create_version_5(connection: AsyncConnection) -> None:
@@ -310,13 +312,12 @@ async def test_the_log_of_a_version_5_database_replays_beside_rows_of_several_ev
     assert [r.seq for r in await store.events_after(task.id, 1, limit=2)] == [2, 3]
 
 
-async def test_a_version_6_database_is_bound_to_the_first_agent_that_opens_it(
-    sql_backend: Backend,
-) -> None:
+async def upgrade_a_version_6_database(sql_backend: Backend) -> tuple[Task, UpgradeResult]:
+    """A database as accord made it at schema version 6, holding `old_working_task`, upgraded."""
     task, row = old_working_task()
     engine = sql_backend.engine()
     try:
-        async with engine.begin() as connection:  # what accord made at schema version 6
+        async with engine.begin() as connection:
             await create_version_6(connection)
             for version in range(1, 7):
                 step = {"version": version, "description": "old", "applied_at": NOW}
@@ -324,9 +325,15 @@ async def test_a_version_6_database_is_bound_to_the_first_agent_that_opens_it(
             await connection.execute(insert(tasks).values(row))
             json = task.to_json().decode()
             await connection.execute(insert(task_snapshots).values(task_id=task.id, task=json))
-        upgraded = await upgrade(engine)
+        return task, await upgrade(engine)
     finally:
         await engine.dispose()
+
+
+async def test_a_version_6_database_is_bound_to_the_first_agent_that_opens_it(
+    sql_backend: Backend,
+) -> None:
+    task, upgraded = await upgrade_a_version_6_database(sql_backend)
     store = await sql_backend.open()
 
     await store.bind_agent("Movies")
@@ -335,6 +342,17 @@ async def test_a_version_6_database_is_bound_to_the_first_agent_that_opens_it(
         await (await sql_backend.open()).bind_agent("Currency Agent")
     assert upgraded == UpgradeResult(6, HEAD)
     assert kept is not None and kept.task.id == task.id
+
+
+async def test_the_tasks_of_a_version_6_database_start_at_epoch_0(sql_backend: Backend) -> None:
+    task, upgraded = await upgrade_a_version_6_database(sql_backend)
+    store = await sql_backend.open()
+    stored = await store.get(task.id)
+    claimed = await store.claim(task.id, "replica-1")
+
+    assert upgraded == UpgradeResult(6, HEAD)
+    assert stored is not None and (stored.seq, stored.epoch) == (2, 0)
+    assert claimed is not None and (claimed.seq, claimed.epoch) == (2, 1)
 
 
 OLD_CONFIG = '{"url": "https://old/hook", "id": "c"}'
@@ -607,7 +625,7 @@ async def test_a_claim_joins_the_transaction_of_the_saves_queued_with_it(
         monkeypatch.setattr(SqliteBatchWriter, "write", watched)
     claimed, saved = working_task(), working_task()
 
-    await asyncio.gather(store.claim(claimed.id, "replica-1"), save_logged(store, saved, 1))
+    await asyncio.gather(store.record_runner(claimed.id, "replica-1"), save_logged(store, saved, 1))
 
     assert await runners(store) == {claimed.id: "replica-1"}
     if sql_backend.name == "sqlite":
@@ -635,13 +653,13 @@ async def test_in_a_batch_the_last_claim_or_end_of_a_task_decides_its_runner(
         await save_logged(store, task, 1)
 
     outcomes = await asyncio.gather(
-        store.claim(ended.id, "replica-1"),
+        store.record_runner(ended.id, "replica-1"),
         save_logged(store, finished(ended), 2),
         save_logged(store, finished(reclaimed), 2),
-        store.claim(reclaimed.id, "replica-2"),
-        store.claim(handed_over.id, "replica-1"),
-        store.claim(handed_over.id, "replica-2"),
-        store.claim(stale.id, "replica-1"),
+        store.record_runner(reclaimed.id, "replica-2"),
+        store.record_runner(handed_over.id, "replica-1"),
+        store.record_runner(handed_over.id, "replica-2"),
+        store.record_runner(stale.id, "replica-1"),
         save_logged(store, finished(stale), 5),
         return_exceptions=True,
     )
@@ -661,7 +679,7 @@ async def test_a_stale_end_leaves_the_runner_of_its_task(sql_backend: Backend) -
     ending, lagging = working_task(), working_task()
     for task in (ending, lagging):
         await save_logged(store, task, 1)
-        await store.claim(task.id, "replica-1")
+        await store.record_runner(task.id, "replica-1")
 
     outcomes = await asyncio.gather(
         save_logged(store, finished(ending), 2),

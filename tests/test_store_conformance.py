@@ -71,9 +71,11 @@ async def save(store: TaskStore, task: Task, seq: int = 1, *, final: bool = Fals
 
 
 async def save_versions(store: TaskStore, task: Task, count: int) -> None:
-    """Save `task` at sequence numbers 1 to `count`."""
-    for seq in range(1, count + 1):
-        await save(store, task, seq)
+    """Save `task` at sequence numbers 1 to `count` (working before the last when it is
+    finished: a finished task takes no more saves)."""
+    for seq in range(1, count):
+        await save(store, moved(task, TaskState.WORKING, task.status.timestamp or NOON), seq)
+    await save(store, task, count)
 
 
 def ids(tasks: list[Task]) -> list[str]:
@@ -624,10 +626,10 @@ async def test_running_tasks_without_a_live_runner_are_orphans(store: TaskStore)
         await save(store, task)
     await store.heartbeat("replica-alive", now + timedelta(seconds=15))
     await store.heartbeat("replica-dead", now - timedelta(seconds=1))
-    await store.claim(alive.id, "replica-alive")
-    await store.claim(dead.id, "replica-dead")
-    await store.claim(waiting.id, "replica-dead")
-    await store.claim(finished.id, "replica-dead")
+    await store.record_runner(alive.id, "replica-alive")
+    await store.record_runner(dead.id, "replica-dead")
+    await store.record_runner(waiting.id, "replica-dead")
+    await store.record_runner(finished.id, "replica-dead")
 
     orphans = await store.orphans(now)
 
@@ -642,14 +644,27 @@ async def test_an_orphan_is_taken_over_once(store: TaskStore) -> None:
     claimed, unclaimed = make_task(state=TaskState.WORKING), make_task(state=TaskState.WORKING)
     await save(store, claimed)
     await save(store, unclaimed)
-    await store.claim(claimed.id, "gone")
+    await store.record_runner(claimed.id, "gone")
     await store.heartbeat("rescuer", now + timedelta(seconds=15))
 
-    assert await store.take_over(claimed.id, "gone", "rescuer") is True
-    assert await store.take_over(claimed.id, "gone", "another") is False
-    assert await store.take_over(unclaimed.id, None, "rescuer") is True
-    assert await store.take_over(unclaimed.id, None, "another") is False
+    taken = await store.take_over(claimed.id, "gone", "rescuer")
+    assert await store.take_over(claimed.id, "gone", "another") is None
+    taken_unclaimed = await store.take_over(unclaimed.id, None, "rescuer")
+    assert await store.take_over(unclaimed.id, None, "another") is None
     assert await store.orphans(now) == []
+    # Each taken over under a new epoch: the task as it was, one claim later.
+    assert taken is not None and (taken.task, taken.seq, taken.epoch) == (claimed, 1, 1)
+    assert taken_unclaimed is not None and (taken_unclaimed.seq, taken_unclaimed.epoch) == (1, 1)
+
+
+async def test_a_finished_task_is_not_taken_over(store: TaskStore) -> None:
+    task = make_task(state=TaskState.WORKING)
+    await save(store, task)
+    await store.record_runner(task.id, "gone")
+    await save(store, moved(task, TaskState.COMPLETED), 2)
+
+    assert await store.take_over(task.id, "gone", "rescuer") is None
+    assert await store.claim(task.id, "rescuer") is None
 
 
 # --- owners ----------------------------------------------------------------------------------

@@ -40,7 +40,9 @@ class AgentExecutor(ABC):
     async def cancel(self, context: RequestContext, events: EventSink) -> None:
         """Stop work on the task; the default marks it canceled.
 
-        The runtime also cancels the coroutine running `execute` once this returns.
+        The runtime also cancels the coroutine running `execute` once this returns. It calls
+        this too when its replica lost the task to another (one that took it over, or
+        canceled it, while this one stalled): then nothing sent to `events` is saved.
         """
         from accord.agents.updater import TaskUpdater
 

@@ -21,11 +21,19 @@ from uvicorn.config import LOG_LEVELS
 from accord.agents import Agent
 from accord.cli import serve_options
 from accord.cli.errors import BadArgument
+from accord.cli.log_config import log_config
 from accord.cli.ports import ensure_free
 from accord.cli.signing_options import TrustSettings
-from accord.cli.storage import StoreSettings, display_url, earlier_default_note, prepare_store
+from accord.cli.storage import (
+    StoreSettings,
+    display_url,
+    earlier_default_note,
+    pool_warning,
+    prepare_store,
+)
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.runtime.delivery import RetrySchedule
+from accord.runtime.replicas import HANDOVER_TIMEOUT
 from accord.server.allowed_hosts import AllowedHosts
 from accord.server.http_limits import HttpLimits
 from accord.server.limits import Limits
@@ -68,11 +76,13 @@ def _missing_attribute(module: ModuleType, attribute: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaSettings:
-    """How a server works with other replicas: the bus, the runner TTL, the shutdown grace."""
+    """How a server works with other replicas: the bus, the runner TTL, the hand-over wait of
+    a cancel, the shutdown grace."""
 
     bus_url: str = DEFAULT_BUS_URL
     runner_ttl: float = 15.0
     graceful_timeout: float = 10.0
+    handover_timeout: float = HANDOVER_TIMEOUT
 
 
 def run(
@@ -167,6 +177,7 @@ def serve(
         host=host,
         port=port,
         log_level=log_level,
+        log_config=log_config(log_level),
         access_log=False,
         timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
         **server_options,
@@ -186,7 +197,7 @@ def _agent_app(
     storage = storage if storage is not None else StoreSettings()
     store_agent = app_options.get("store_agent") or storage.agent or agent.name
     store_url = storage.url_for(store_agent)
-    store = prepare_store(store_url, storage.retention, store_agent)
+    store = prepare_store(store_url, storage.retention, store_agent, storage.pool_size)
     try:
         bus = open_bus(replica.bus_url)
     except ValueError as exc:
@@ -203,10 +214,13 @@ def _agent_app(
     note = earlier_default_note() if storage.url is None else None
     if note is not None:
         typer.echo(f"accord: {note}", err=True)
+    if (warning := pool_warning(store_url, storage.pool_size)) is not None:
+        typer.echo(f"accord: warning: {warning}", err=True)
     options: dict[str, Any] = {
         "store": store,
         "bus": bus,
         "runner_ttl": replica.runner_ttl,
+        "handover_timeout": replica.handover_timeout,
         "cleanup_interval": storage.cleanup_interval,
         "grpc_port": grpc_port,
         "grpc_host": host,

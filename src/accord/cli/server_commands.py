@@ -20,8 +20,10 @@ from accord.cli.push_options import (
 from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSettings
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
+from accord.runtime.replicas import HANDOVER_TIMEOUT
 from accord.server.http_limits import HttpLimits
 from accord.store import Retention
+from accord.store.pools import MAX_OVERFLOW, POOL_SIZE, POSTGRES_POOL_SIZE
 from accord.store.retention import (
     DEFAULT_CLEANUP_INTERVAL,
     DEFAULT_EVENT_TTL,
@@ -96,6 +98,17 @@ def serve(
             metavar="DURATION", help="How often to forget expired tasks and events (off: never)."
         ),
     ] = storage.format_duration(DEFAULT_CLEANUP_INTERVAL),
+    store_pool: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N",
+            min=1,
+            help="Open at most N connections to a SQL store (replicas times N must fit PostgreSQL's"
+            f" max_connections) [default: {POSTGRES_POOL_SIZE} on PostgreSQL, {POOL_SIZE}"
+            f" (+{MAX_OVERFLOW} under load) on SQLite].",
+            show_default=False,
+        ),
+    ] = None,
     bus: Annotated[
         str,
         typer.Option(
@@ -110,6 +123,14 @@ def serve(
             metavar="DURATION", help="A replica silent this long has its running tasks taken over."
         ),
     ] = "15s",
+    handover_timeout: Annotated[
+        str,
+        typer.Option(
+            metavar="DURATION",
+            help="A cancel for a task another replica runs waits this long for it, then cancels"
+            " the task here.",
+        ),
+    ] = storage.format_duration(HANDOVER_TIMEOUT),
     graceful_timeout: Annotated[
         str,
         typer.Option(
@@ -174,6 +195,7 @@ def serve(
         ),
         cleanup_interval=interval.total_seconds() if interval is not None else None,
         agent=store_agent,
+        pool_size=store_pool,
     )
     serving.run(
         target,
@@ -185,6 +207,7 @@ def serve(
             bus_url=bus,
             runner_ttl=_seconds("--runner-ttl", runner_ttl),
             graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
+            handover_timeout=_seconds("--handover-timeout", handover_timeout),
         ),
         grpc_port,
         serve_options.tls_files(tls_cert, tls_key, tls_client_ca),

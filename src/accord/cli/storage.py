@@ -32,6 +32,8 @@ class StoreSettings:
     retention: Retention = field(default_factory=Retention)
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL
     agent: str | None = None
+    pool_size: int | None = None
+    """The most connections a SQL store opens (None: the backend's default)."""
 
     def url_for(self, agent: str) -> str:
         """The store's URL for tasks kept under the agent name `agent`."""
@@ -59,7 +61,9 @@ def format_duration(duration: timedelta | float | None) -> str:
     return f"{seconds:g}s"
 
 
-def prepare_store(url: str, retention: Retention, agent: str) -> TaskStore:
+def prepare_store(
+    url: str, retention: Retention, agent: str, pool_size: int | None = None
+) -> TaskStore:
     """The store at `url` that `accord serve` hands to the app of the agent named `agent`,
     its schema created or upgraded and the store bound to the agent already.
 
@@ -77,7 +81,7 @@ def prepare_store(url: str, retention: Retention, agent: str) -> TaskStore:
 
     with _reported(url):
         asyncio.run(bind())
-        return open_store(url, retention=retention)
+        return open_store(url, retention=retention, pool_size=pool_size)
 
 
 def named_store(url: str | None) -> str:
@@ -102,6 +106,30 @@ def earlier_default_note() -> str | None:
         f"./{EARLIER_DEFAULT_STORE} (where an earlier accord kept tasks) is not used by default"
         f" any more; --store sqlite:///{EARLIER_DEFAULT_STORE} serves this agent on it"
     )
+
+
+def pool_warning(url: str, pool_size: int | None) -> str | None:
+    """What is wrong with the store's connection pool, if anything: a PostgreSQL server
+    that cannot give every live replica (this one too) a pool this size."""
+    if url == MEMORY:
+        return None
+    from sqlalchemy.pool import NullPool
+
+    from accord.store.sql import create_sql_engine
+    from accord.store.sql.engine import pool_options, sql_url
+    from accord.store.sql.pool_fit import pool_fit
+
+    async def check() -> str | None:
+        options = pool_options(sql_url(url), pool_size)
+        engine = create_sql_engine(url, poolclass=NullPool)
+        try:
+            fit = await pool_fit(engine, options["pool_size"] + options["max_overflow"])
+        finally:
+            await engine.dispose()
+        return fit.warning() if fit is not None and not fit.fits else None
+
+    with _reported(url):
+        return asyncio.run(check())
 
 
 def upgrade_schema(url: str) -> str:

@@ -7,14 +7,15 @@ import logging
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from accord.errors import A2AError
+from accord.errors import A2AError, TaskNotCancelable
 from accord.runtime.bus import EventBus
 from accord.store import StoredTask, TaskStore
 
 log = logging.getLogger("accord.runtime")
 
 HANDOVER_TIMEOUT = 5.0
-"""How long a cancel waits for the replica running the task before acting on its own."""
+"""How long a cancel waits for the replica running the task before acting on its own (the
+default of `handover_timeout`)."""
 
 
 class RunnerHost(Protocol):
@@ -33,9 +34,11 @@ class Replicas:
     """The duties of one replica among others sharing a store and a bus.
 
     Every `runner_ttl / 3` seconds it renews its heartbeat and adopts the tasks whose runner's
-    heartbeat expired (compare-and-set in the store, so one replica wins each): the host
-    runs them again or ends them failed. It relays cancel requests for tasks it runs, and on
-    close gives up its tasks at once. Stores that do not track runners
+    heartbeat expired (compare-and-set in the store, so one replica wins each, under a new
+    epoch that fences the old runner out): the host runs them again or ends them failed. It
+    relays cancel requests for tasks it runs; one for a task running elsewhere waits up to
+    `handover_timeout` seconds for that replica to cancel it. On close it gives up its tasks
+    at once. Stores that do not track runners
     (`TaskStore.tracks_runners`) need none of this: a single process has no one to recover.
     """
 
@@ -48,6 +51,7 @@ class Replicas:
         runner_ttl: float,
         *,
         restartable: bool,
+        handover_timeout: float = HANDOVER_TIMEOUT,
     ) -> None:
         self.host = host
         self.store = store
@@ -55,6 +59,7 @@ class Replicas:
         self.replica_id = replica_id
         self.runner_ttl = runner_ttl
         self.restartable = restartable
+        self.handover_timeout = handover_timeout
         self._loop: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
@@ -85,14 +90,21 @@ class Replicas:
             task = orphan.stored.task
             if self.host.is_running(task.id):
                 continue
-            if not await self.store.take_over(task.id, orphan.runner, self.replica_id):
+            taken_over = await self.store.take_over(task.id, orphan.runner, self.replica_id)
+            if taken_over is None:
                 continue
             taken += 1
+            log.warning(
+                "took over task %s from replica %s, silent past its runner TTL: %s",
+                task.id,
+                orphan.runner or "(none)",
+                "running it again" if self.restartable else "ending it failed",
+            )
             try:
                 if self.restartable:
-                    await self.host.resume(orphan.stored)
+                    await self.host.resume(taken_over)
                 else:
-                    await self.host.abandon(orphan.stored)
+                    await self.host.abandon(taken_over)
             except Exception:
                 log.exception("could not recover task %s", task.id)
         return taken
@@ -102,7 +114,7 @@ class Replicas:
         with self.bus.subscribe(task_id) as subscription:
             await self.bus.request_cancel(task_id)
             try:
-                async with asyncio.timeout(HANDOVER_TIMEOUT):
+                async with asyncio.timeout(self.handover_timeout):
                     async for record in subscription:
                         if record.ends_task:
                             return True
@@ -115,6 +127,8 @@ class Replicas:
             return
         try:
             await self.host.cancel(task_id)
+        except TaskNotCancelable:
+            pass  # it ended meanwhile (here, or where it was taken over): nothing to do
         except A2AError as exc:
             log.info("cancel request for task %s refused: %s", task_id, exc.message)
 

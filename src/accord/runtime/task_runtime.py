@@ -35,7 +35,7 @@ from accord.runtime.publishing import PublishQueue
 from accord.runtime.push import PushSender
 from accord.runtime.replicas import HANDOVER_TIMEOUT, Replicas
 from accord.runtime.state_machine import TaskChange, apply_event, is_final, new_task
-from accord.store import InMemoryTaskStore, StoredTask, TaskStore
+from accord.store import InMemoryTaskStore, LostTaskError, StoredTask, TaskStore
 from accord.types import (
     Message,
     MessageSendParams,
@@ -51,7 +51,6 @@ from accord.types import (
 
 log = logging.getLogger("accord.runtime")
 
-# How long a new message for a task waits for the previous run to return after it paused.
 # How many events an agent may emit in a row before the rest of the server gets a turn.
 EVENTS_PER_TURN = 8
 # The most records a run stages as one save.
@@ -60,6 +59,8 @@ CATCH_UP = 256
 """Records a reader catching up reads from the log at a time."""
 # Generators of closed executions being closed: kept until done, so none is collected first.
 _closing: set[asyncio.Future[None]] = set()
+# Runs that lost their task being stopped: kept until done, as above.
+_giving_up: set[asyncio.Task[None]] = set()
 
 
 @dataclass(eq=False)
@@ -88,6 +89,10 @@ class _Run:
     last_save: asyncio.Future[None] | None = None
     # The store recording this replica as the task's runner, until the run first waits.
     claimed: asyncio.Future[None] | None = None
+    # The epoch of this replica's claim on the task, which its saves are fenced by.
+    epoch: int = 0
+    # Whether the store refused a save for the task being another's (or over) by now.
+    lost: bool = False
 
     @property
     def task_id(self) -> str:
@@ -166,6 +171,12 @@ class TaskRuntime:
     is saved with the task and then published. Locks are per task; nothing is global.
     An executor that raises fails its task with a message naming a reference to the error in
     the log; with `debug`, the message also holds the exception's type and text.
+
+    Among replicas (`Replicas`): a replica silent for `runner_ttl` seconds loses its running
+    tasks to the others; a cancel for a task running elsewhere waits `handover_timeout`
+    seconds for its runner before canceling it here. Every run writes under the epoch of its
+    claim on the task, so a run whose task was claimed by another replica meanwhile (or ended
+    there) has every save refused: it is stopped, and the task stays as the other left it.
     """
 
     def __init__(
@@ -175,6 +186,7 @@ class TaskRuntime:
         bus: EventBus | None = None,
         *,
         runner_ttl: float = 15.0,
+        handover_timeout: float = HANDOVER_TIMEOUT,
         push: PushSender | None = None,
         deliveries: DeliveryWorker | None = None,
         debug: bool = False,
@@ -198,6 +210,7 @@ class TaskRuntime:
             self.replica_id,
             runner_ttl,
             restartable=executor.restartable,
+            handover_timeout=handover_timeout,
         )
 
     async def open(self) -> None:
@@ -256,13 +269,34 @@ class TaskRuntime:
         self._runs[task_id] = run
         subscription = self.bus.subscribe(task_id)
         if task is not None:
-            self._claim(run)
+            try:
+                task = await self._claim_stored(run, seq)
+            except BaseException:
+                subscription.close()
+                if self._runs.get(task_id) is run:
+                    del self._runs[task_id]
+                raise
             async with run.lock:
                 await self._load_push_configs(run)
                 apply_event(task, message)
                 await self._record(run, task, final=False)
         run.worker = asyncio.create_task(self._execute(run), name=f"accord-task-{task_id}")
         return Execution(self, run, subscription)
+
+    async def _claim_stored(self, run: _Run, seq: int) -> Task:
+        """Claim a stored task for a run that continues it (a new epoch: whoever held it before
+        can no longer write to it), as long as it is still at event `seq`; the task claimed."""
+        if not self.store.tracks_runners:
+            assert run.task is not None
+            return run.task
+        claimed = await self.store.claim(run.task_id, self.replica_id, at_seq=seq)
+        if claimed is None:
+            raise UnsupportedOperation(
+                f"task {run.task_id} changed while this message was starting; send it again"
+            )
+        run.task = run.context.task = claimed.task
+        run.seq, run.epoch = claimed.seq, claimed.epoch
+        return claimed.task
 
     async def _resumable(
         self, message: Message, owner: str, create_if_missing: bool = False
@@ -277,7 +311,7 @@ class TaskRuntime:
                     f"task {message.task_id} is still running; send the next message once it"
                     " asks for input"
                 )
-            await asyncio.wait({running.worker}, timeout=HANDOVER_TIMEOUT)
+            await asyncio.wait({running.worker}, timeout=self.replicas.handover_timeout)
             if not running.worker.done():
                 raise UnsupportedOperation(f"task {message.task_id} has not released its run yet")
         stored = await self.store.get(message.task_id, owner)
@@ -319,7 +353,7 @@ class TaskRuntime:
         """The run of this replica that holds the task, if any; TaskNotFound when another
         caller than `owner` (when given) owns it."""
         run = self._runs.get(task_id)
-        if run is None or run.task is None:
+        if run is None or run.task is None or run.lost:
             return None
         if owner is not None and run.owner != owner:
             raise TaskNotFound(f"no task with id {task_id!r}")
@@ -427,20 +461,36 @@ class TaskRuntime:
                 return (await self._current(task_id))[0]
             stored = await self.store.get(task_id) or stored
         # No live run holds the task (it waits for input, or its runner is gone): cancel it
-        # under a run of our own, registered so that no new message starts one meanwhile.
+        # under a run of our own, registered so that no new message starts one meanwhile, and
+        # claimed, so that a runner that only stalled cannot write to it any more.
         run = self._detached_run(stored, call)
         if self._runs.setdefault(task_id, run) is not run:
             raise UnsupportedOperation(f"task {task_id} is starting a run; try again")
         try:
+            if self.store.tracks_runners:
+                claimed = await self.store.claim(task_id, self.replica_id, at_seq=stored.seq)
+                if claimed is None:
+                    return await self._not_canceled(task_id)
+                run = self._detached_run(claimed, call)
+                self._runs[task_id] = run
             return await self._cancel_run(run)
         finally:
             if self._runs.get(task_id) is run:
                 del self._runs[task_id]
 
+    async def _not_canceled(self, task_id: str) -> Task:
+        """The answer to a cancel whose claim found the task moved on: not cancelable once it
+        has ended, else a race to try again."""
+        stored = await self._stored(task_id, None)
+        state = stored.task.status.state
+        if state.is_terminal:
+            raise TaskNotCancelable(f"task {task_id} is already {state.value}")
+        raise UnsupportedOperation(f"task {task_id} changed while being canceled; try again")
+
     def is_running(self, task_id: str) -> bool:
         """Whether an executor of this replica is working on the task."""
         run = self._runs.get(task_id)
-        return run is not None and run.worker is not None and not run.worker.done()
+        return run is not None and run.worker is not None and not run.worker.done() and not run.lost
 
     def running_for(self, owner: str) -> int:
         """How many executors of this replica work on messages callers of `owner`
@@ -465,9 +515,15 @@ class TaskRuntime:
             call=call,
             task_owner=Principal.of_owner(stored.owner),
         )
-        return _Run(context, task, stored.seq, stored.owner)
+        return _Run(context, task, stored.seq, stored.owner, epoch=stored.epoch)
 
     async def _cancel_run(self, run: _Run) -> Task:
+        try:
+            return await self._cancel_held(run)
+        except LostTaskError:  # another replica ended the task, or holds it, by now
+            return await self._not_canceled(run.task_id)
+
+    async def _cancel_held(self, run: _Run) -> Task:
         task = run.task
         task_id = run.task_id
         assert task is not None
@@ -489,7 +545,7 @@ class TaskRuntime:
         is logged and the task is canceled all the same."""
         try:
             await self.executor.cancel(run.context, _RunSink(self, run))
-        except A2AError:
+        except (A2AError, LostTaskError):
             raise
         except Exception:
             log.exception("executor.cancel failed for task %s", run.task_id)
@@ -550,17 +606,12 @@ class TaskRuntime:
             await self.executor.execute(run.context, _RunSink(self, run))
         except asyncio.CancelledError:
             pass
-        except A2AError as exc:
-            if run.task is None and not run.replied:
-                await self.bus.publish(EventRecord.failure(run.task_id, exc))
-            else:
-                await self._fail(run, f"{type(exc).__name__}: {exc.message}")
         except Exception as exc:
-            where = f"task {run.task_id}"
-            await self._fail(
-                run, report_failure(log, "The agent failed", exc, debug=self.debug, where=where)
-            )
+            if not (run.lost or isinstance(exc, LostTaskError)):
+                await self._failed(run, exc)
         else:
+            if run.lost:
+                return
             if run.task is None and not run.replied:
                 error = InvalidAgentResponse("the agent finished without sending any reply")
                 await self.bus.publish(EventRecord.failure(run.task_id, error))
@@ -571,6 +622,17 @@ class TaskRuntime:
         finally:
             if self._runs.get(run.task_id) is run:
                 del self._runs[run.task_id]
+
+    async def _failed(self, run: _Run, exc: Exception) -> None:
+        """End the run of an executor that raised `exc`."""
+        if not isinstance(exc, A2AError):
+            where = f"task {run.task_id}"
+            reason = report_failure(log, "The agent failed", exc, debug=self.debug, where=where)
+            await self._fail(run, reason)
+        elif run.task is None and not run.replied:
+            await self.bus.publish(EventRecord.failure(run.task_id, exc))
+        else:
+            await self._fail(run, f"{type(exc).__name__}: {exc.message}")
 
     async def _fail(self, run: _Run, reason: str) -> None:
         if run.task is not None and run.task.status.state.is_terminal:
@@ -584,11 +646,15 @@ class TaskRuntime:
         try:
             await self._emit(run, event)
         except Exception as exc:  # the store refuses this save too, say
+            if run.lost or isinstance(exc, LostTaskError):
+                return  # another replica holds the task: what it says of it stands
             where = f"task {run.task_id}"
             message = report_failure(
                 log, "The task could not be saved", exc, debug=self.debug, where=where
             )
             await self._end_with_error(run, message)
+        else:
+            log.warning("task %s failed: %s", run.task_id, reason)
 
     async def _end_with_error(self, run: _Run, message: str) -> None:
         """End what waits on the run with an error: it will get no final record of the task."""
@@ -596,6 +662,8 @@ class TaskRuntime:
 
     async def _emit(self, run: _Run, event: AgentEvent) -> None:
         async with run.lock:
+            if run.lost:  # numbered and staged, it would only be refused
+                raise LostTaskError(f"task {run.task_id} is no longer this replica's")
             await self._load_push_configs(run)
             payload = _serialized(event)
             if run.task is None:
@@ -673,14 +741,51 @@ class TaskRuntime:
         records, run.unstaged = run.unstaged, []
         outbox, run.unstaged_outbox = run.unstaged_outbox, []
         try:
-            saved = self.store.stage_records(run.task, records, owner=run.owner, outbox=outbox)
+            saved = self.store.stage_records(
+                run.task, records, owner=run.owner, outbox=outbox, epoch=run.epoch
+            )
         except Exception as exc:  # as if the save had failed: the run learns it on its next record
             saved = asyncio.get_running_loop().create_future()
             saved.set_exception(exc)
+        saved.add_done_callback(partial(self._check_saved, run, records[0].seq))
         if outbox and self.deliveries is not None:
             saved.add_done_callback(partial(_wake_on_commit, self.deliveries))
         run.last_save = saved
         return records, saved
+
+    def _check_saved(self, run: _Run, first_seq: int, saved: asyncio.Future[None]) -> None:
+        """After a save of the run: if the store refused it as no longer this replica's task,
+        give the task up (once)."""
+        if saved.cancelled() or not isinstance(saved.exception(), LostTaskError):
+            return
+        run.seq = min(run.seq, first_seq - 1)  # what it refused does not count
+        if not run.lost:
+            run.lost = True
+            error = saved.exception()
+            stopping = asyncio.get_running_loop().create_task(self._give_up(run, str(error)))
+            _giving_up.add(stopping)
+            stopping.add_done_callback(_giving_up.discard)
+
+    async def _give_up(self, run: _Run, reason: str) -> None:
+        """Stop the run of a task this replica lost (another replica claimed it, or ended it,
+        while this one stalled): its executor is asked to cancel and stopped, nothing of it is
+        saved or published, and the task is read from the store from now on."""
+        if self._runs.get(run.task_id) is run:
+            del self._runs[run.task_id]
+        log.warning(
+            "task %s is no longer this replica's (%s): another replica took it over or ended it;"
+            " its executor here is stopped",
+            run.task_id,
+            reason,
+        )
+        try:
+            await self.executor.cancel(run.context, _RunSink(self, run))
+        except (A2AError, LostTaskError):
+            pass
+        except Exception:
+            log.exception("executor.cancel failed for task %s", run.task_id)
+        if run.worker is not None and run.worker is not asyncio.current_task():
+            run.worker.cancel()
 
     def _publishing(self, run: _Run) -> PublishQueue:
         if run.publishing is None:

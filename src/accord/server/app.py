@@ -17,6 +17,7 @@ from accord.keys.store import KeyStore
 from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.delivery import DeliveryWorker, RetrySchedule
 from accord.runtime.push import PushSender
+from accord.runtime.replicas import HANDOVER_TIMEOUT
 from accord.runtime.webhook_guard import WebhookGuard
 from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
 from accord.server.card_endpoint import (
@@ -53,6 +54,7 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     max_body_memory: int | None = DEFAULT_BODY_BUDGET,
     runner_ttl: float = 15.0,
+    handover_timeout: float = HANDOVER_TIMEOUT,
     cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL,
     grpc_port: int | None = None,
     grpc_host: str = "127.0.0.1",
@@ -76,7 +78,9 @@ def create_app(
     request came in on): the cards' interfaces, their signatures' `jku` and push
     notifications' issuer name it (one that cannot be an agent's URL is ValueError). The
     store defaults to memory, the bus to this process. A replica that stops renewing its
-    heartbeat for `runner_ttl` seconds has its running tasks taken over by another.
+    heartbeat for `runner_ttl` seconds has its running tasks taken over by another, and a
+    cancel for a task another replica runs waits `handover_timeout` seconds for it to cancel
+    the task before canceling it here (docs/architecture.md, "Several replicas").
     On startup the store is opened (its schema created or upgraded) and bound to the agent:
     a store that keeps the tasks of an agent of another name than `store_agent` (default:
     the agent's name) refuses to start the app (`StoreOfAnotherAgent`); then, every
@@ -114,6 +118,7 @@ def create_app(
         store=store,
         bus=bus,
         runner_ttl=runner_ttl,
+        handover_timeout=handover_timeout,
         push=push,
         deliveries=DeliveryWorker(store, push, schedule=push_schedule) if push else None,
         debug=debug,

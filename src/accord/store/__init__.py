@@ -2,6 +2,7 @@
 
 from accord.core.query import TaskPage, TaskQuery
 from accord.store.base import (
+    LostTaskError,
     Orphan,
     StaleTaskError,
     StoredTask,
@@ -15,6 +16,7 @@ from accord.store.retention import CleanupReport, Retention
 __all__ = [
     "CleanupReport",
     "InMemoryTaskStore",
+    "LostTaskError",
     "Orphan",
     "Retention",
     "StaleTaskError",

@@ -46,14 +46,20 @@ class StoreOfAnotherAgent(RuntimeError):
         self.agent = agent
 
 
+class LostTaskError(StaleTaskError):
+    """A save refused because its writer no longer holds the task: another claimed it since
+    (a newer epoch), or the task has ended. Nothing the writer saves lands on it again."""
+
+
 @dataclass(slots=True, frozen=True)
 class StoredTask:
-    """A task as last saved, with the sequence number of the last event applied to it and
-    its owner."""
+    """A task as last saved, with the sequence number of the last event applied to it, its
+    owner, and the epoch of its latest claim (see `TaskStore.claim`)."""
 
     task: Task
     seq: int
     owner: str = ANONYMOUS_OWNER
+    epoch: int = 0
 
 
 class TaskStore(ABC):
@@ -65,6 +71,13 @@ class TaskStore(ABC):
     at `seq` requires the stored task to be at `seq - 1` (absent when `seq` is 1), else
     `StaleTaskError` — two writers never silently overwrite each other. Tasks a store
     returns are owned by the runtime: callers that want to change one copy it first.
+
+    Fencing: every save names the `epoch` of its writer's claim, and the store checks it in
+    the same statement that writes. A save whose epoch is not the stored task's, or of a task
+    that is terminal, changes nothing and fails with `LostTaskError`: a writer that lost the
+    task (another replica claimed it, `claim` and `take_over` start a new epoch) or that
+    writes after its end can never change it again, whatever it has staged. A new task starts
+    at the epoch its first save names (0 unless claimed).
 
     Every task has an owner (`Principal.owner` of the caller that created it), saved with
     the task and never changed. Reads that take `owner` answer only that owner's tasks (and
@@ -101,12 +114,14 @@ class TaskStore(ABC):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> None:
         """Create or update `task` as of event `seq`, appending `record` to its event log and
         the webhook deliveries it causes to the outbox, all or nothing; a new task (`seq` 1)
         belongs to `owner`, which later saves leave as it is.
 
-        Raises StaleTaskError when the stored task is not at `seq - 1`.
+        Raises StaleTaskError when the stored task is not at `seq - 1`, LostTaskError when it
+        is not at `epoch` or has ended.
         """
 
     @abstractmethod
@@ -123,6 +138,7 @@ class TaskStore(ABC):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> Future[None]:
         """Start saving `task` as of event `seq` (as `save` does); the future completes once
         it is saved, or fails with what `save` would raise.
@@ -133,7 +149,9 @@ class TaskStore(ABC):
         save staged before it is done.
         """
         copy = task.model_copy(deep=True)
-        return self._in_turn(lambda: self.save(copy, seq, record, owner=owner, outbox=outbox))
+        return self._in_turn(
+            lambda: self.save(copy, seq, record, owner=owner, outbox=outbox, epoch=epoch)
+        )
 
     def _in_turn(self, write: Callable[[], Awaitable[None]]) -> Future[None]:
         """`write` once every write staged before it is done."""
@@ -243,8 +261,13 @@ class TaskStore(ABC):
         """Record that `replica_id` is alive until `expires_at`."""
         raise NotImplementedError(f"{type(self).__name__} does not track runners")
 
-    async def claim(self, task_id: str, replica_id: str) -> None:
-        """Record that `replica_id` runs `task_id` from now on."""
+    async def claim(
+        self, task_id: str, replica_id: str, *, at_seq: int | None = None
+    ) -> StoredTask | None:
+        """Make `replica_id` the runner of `task_id` under a new epoch, and return the task as
+        claimed (with that epoch): from now on, saves under an earlier epoch are refused. None,
+        claiming nothing, when the task is gone or has ended, or (with `at_seq`) has moved
+        past event `at_seq`."""
         raise NotImplementedError(f"{type(self).__name__} does not track runners")
 
     def stage_records(
@@ -254,6 +277,7 @@ class TaskStore(ABC):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> Future[None]:
         """Start saving `task` as of the last of `records`, events that follow one another from
         the stored version (`records[0].seq - 1`), with the deliveries they cause: as one save
@@ -265,20 +289,29 @@ class TaskStore(ABC):
         *earlier, last = records
         for record in earlier:
             # A failed save fails every later one, the last included: its error is reported there.
-            self.stage(task, record.seq, record, owner=owner).add_done_callback(mark_seen)
-        return self.stage(task, last.seq, last, owner=owner, outbox=outbox)
+            saved = self.stage(task, record.seq, record, owner=owner, epoch=epoch)
+            saved.add_done_callback(mark_seen)
+        return self.stage(task, last.seq, last, owner=owner, outbox=outbox, epoch=epoch)
 
     def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
-        """Start a `claim`; it commits no later than the saves staged after it (the default
-        makes it once every save staged before it is done, as `stage` does)."""
-        return self._in_turn(lambda: self.claim(task_id, replica_id))
+        """Start recording `replica_id` as the runner of a task it is creating (its epoch stays:
+        nobody else could have written to it yet); it commits no later than the saves staged
+        after it (the default records it once every save staged before it is done)."""
+        return self._in_turn(lambda: self.record_runner(task_id, replica_id))
+
+    async def record_runner(self, task_id: str, replica_id: str) -> None:
+        """Record that `replica_id` runs `task_id` from now on, its epoch left as it is."""
+        raise NotImplementedError(f"{type(self).__name__} does not track runners")
 
     async def orphans(self, now: datetime) -> list[Orphan]:
         """Submitted or working tasks whose runner is not alive at `now`."""
         raise NotImplementedError(f"{type(self).__name__} does not track runners")
 
-    async def take_over(self, task_id: str, dead_runner: str | None, replica_id: str) -> bool:
-        """Make `replica_id` the runner of an orphan, unless another replica did first."""
+    async def take_over(
+        self, task_id: str, dead_runner: str | None, replica_id: str
+    ) -> StoredTask | None:
+        """Make `replica_id` the runner of an orphan under a new epoch (as `claim` does),
+        unless another replica did first or the task has ended: the task as taken, or None."""
         raise NotImplementedError(f"{type(self).__name__} does not track runners")
 
     # Lifecycle and retention.

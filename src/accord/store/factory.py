@@ -43,14 +43,17 @@ def register_store(scheme: str, opener: StoreOpener) -> None:
     _BACKENDS[scheme] = opener
 
 
-def open_store(url: str, *, retention: Retention | None = None) -> TaskStore:
+def open_store(
+    url: str, *, retention: Retention | None = None, pool_size: int | None = None
+) -> TaskStore:
     """The store at `url`, not yet opened (its `open()` creates or upgrades the schema).
 
     `memory` keeps everything in this process. `sqlite:///PATH` (relative; four slashes for
     an absolute path) is a SQLite file, its directory created as needed. `postgresql://...`
     (also `postgres://`, `postgresql+asyncpg://`) is PostgreSQL through asyncpg, the
     `postgres` extra. Other schemes are those registered with `register_store`. Raises
-    ValueError for a URL naming none of these.
+    ValueError for a URL naming none of these. `pool_size` bounds the connections of a SQL
+    store (see `accord.store.sql.create_sql_engine`), and only of one.
     """
     scheme, separator, _ = url.partition("://")
     if scheme == MEMORY and url != MEMORY:
@@ -61,13 +64,17 @@ def open_store(url: str, *, retention: Retention | None = None) -> TaskStore:
         if not separator:
             raise ValueError(f"{url!r} is not a database URL: use {MEMORY} or {known}...")
         raise ValueError(f"unsupported database URL {url!r}: use {MEMORY} or {known}...")
+    if pool_size is not None:
+        if opener is not _sql:
+            raise ValueError(f"a connection pool is for SQL stores, not {url!r}")
+        return _sql(url, retention, pool_size)
     return opener(url, retention)
 
 
-def _sql(url: str, retention: Retention | None) -> TaskStore:
+def _sql(url: str, retention: Retention | None, pool_size: int | None = None) -> TaskStore:
     from accord.store.sql import SqlTaskStore, create_sql_engine  # SQLAlchemy only if needed
 
-    return SqlTaskStore(create_sql_engine(url), retention=retention)
+    return SqlTaskStore(create_sql_engine(url, pool_size=pool_size), retention=retention)
 
 
 register_store(MEMORY, lambda url, retention: InMemoryTaskStore(retention))

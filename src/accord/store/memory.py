@@ -15,7 +15,7 @@ from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
 from accord.core.records import EventRecord
-from accord.store.base import Orphan, StaleTaskError, StoredTask, TaskStore
+from accord.store.base import LostTaskError, Orphan, StaleTaskError, StoredTask, TaskStore
 from accord.store.retention import CleanupReport, Retention
 from accord.types import Task
 
@@ -25,8 +25,8 @@ from accord.types import Task
 # never change, so their JSON is all there is to keep.
 _Listing = tuple[str, str, datetime]
 """What listing filters and sorts a task by: its context, state and status time."""
-_Finished = tuple[int, bytes, str, str, datetime]
-"""A finished task: its seq, its JSON, then its _Listing."""
+_Finished = tuple[int, bytes, str, str, datetime, int]
+"""A finished task: its seq, its JSON, then its _Listing, then its epoch."""
 _Logged = tuple[datetime, int, bool, bytes]
 """A logged event: when it was logged, its seq, whether it was final, and its payload."""
 
@@ -35,21 +35,17 @@ def _listing(task: Task) -> _Listing:
     return task.context_id, task.status.state.value, status_time(task)
 
 
-def _finished(task: Task, seq: int) -> _Finished:
-    return seq, task.to_json(), *_listing(task)
+def _finished(task: Task, seq: int, epoch: int) -> _Finished:
+    return seq, task.to_json(), *_listing(task), epoch
 
 
 _logged_seq = itemgetter(1)
 
 
-def _seq(entry: StoredTask | _Finished) -> int:
-    return entry.seq if isinstance(entry, StoredTask) else entry[0]
-
-
 def _stored(entry: StoredTask | _Finished, owner: str) -> StoredTask:
     if isinstance(entry, StoredTask):
         return entry
-    return StoredTask(Task.model_validate_json(entry[1]), entry[0], owner)
+    return StoredTask(Task.model_validate_json(entry[1]), entry[0], owner, entry[5])
 
 
 class InMemoryTaskStore(TaskStore):
@@ -95,8 +91,9 @@ class InMemoryTaskStore(TaskStore):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> None:
-        self._save(task, seq - 1, seq, [record] if record else [], owner, outbox)
+        self._save(task, seq - 1, seq, [record] if record else [], owner, outbox, epoch)
 
     def stage(
         self,
@@ -106,8 +103,10 @@ class InMemoryTaskStore(TaskStore):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> Future[None]:
-        return self._saved_now(task, seq - 1, seq, [record] if record else [], owner, outbox)
+        records = [record] if record else []
+        return self._saved_now(task, seq - 1, seq, records, owner, outbox, epoch)
 
     def stage_records(
         self,
@@ -116,8 +115,10 @@ class InMemoryTaskStore(TaskStore):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> Future[None]:
-        return self._saved_now(task, records[0].seq - 1, records[-1].seq, records, owner, outbox)
+        first, last = records[0].seq, records[-1].seq
+        return self._saved_now(task, first - 1, last, records, owner, outbox, epoch)
 
     def _saved_now(
         self,
@@ -127,11 +128,12 @@ class InMemoryTaskStore(TaskStore):
         records: Sequence[EventRecord],
         owner: str,
         outbox: Sequence[Delivery],
+        epoch: int,
     ) -> Future[None]:
         # Saved before this returns: the store keeps the caller's task itself, as `save` does.
         saved = asyncio.get_running_loop().create_future()
         try:
-            self._save(task, previous, seq, records, owner, outbox)
+            self._save(task, previous, seq, records, owner, outbox, epoch)
         except StaleTaskError as error:
             saved.set_exception(error)
         else:
@@ -146,9 +148,14 @@ class InMemoryTaskStore(TaskStore):
         records: Sequence[EventRecord],
         owner: str,
         outbox: Sequence[Delivery],
+        epoch: int,
     ) -> None:
         entry = self._tasks.get(task.id)
-        current = _seq(entry) if entry is not None else 0
+        if entry is not None and not isinstance(entry, StoredTask):
+            raise LostTaskError(f"task {task.id} has ended: it takes no more writes")
+        if entry is not None and entry.epoch != epoch:
+            raise LostTaskError(f"task {task.id} is at epoch {entry.epoch}, not {epoch}")
+        current = entry.seq if entry is not None else 0
         if current != previous:
             raise StaleTaskError(f"task {task.id} is at event {current}, not {previous}")
         if entry is None:
@@ -159,10 +166,10 @@ class InMemoryTaskStore(TaskStore):
             owner = self._owner(task.id)
         now = datetime.now(UTC)
         if task.status.state.is_terminal:
-            self._tasks[task.id] = _finished(task, seq)
+            self._tasks[task.id] = _finished(task, seq, epoch)
             self._finished_at[task.id] = now
         else:
-            self._tasks[task.id] = StoredTask(task, seq, owner)
+            self._tasks[task.id] = StoredTask(task, seq, owner, epoch)
         if records:
             log = self._events.setdefault(task.id, [])
             log += [(now, record.seq, record.final, record.payload) for record in records]
@@ -189,7 +196,7 @@ class InMemoryTaskStore(TaskStore):
             if not self._owned(task_id, query.owner):
                 continue
             context_id, state, updated = (
-                _listing(entry.task) if isinstance(entry, StoredTask) else entry[2:]
+                _listing(entry.task) if isinstance(entry, StoredTask) else entry[2:5]
             )
             if (
                 (query.context_id is None or context_id == query.context_id)
@@ -316,8 +323,25 @@ class InMemoryTaskStore(TaskStore):
     async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
         self._alive_until[replica_id] = expires_at
 
-    async def claim(self, task_id: str, replica_id: str) -> None:
+    async def record_runner(self, task_id: str, replica_id: str) -> None:
         self._runners[task_id] = replica_id
+
+    async def claim(
+        self, task_id: str, replica_id: str, *, at_seq: int | None = None
+    ) -> StoredTask | None:
+        entry = self._tasks.get(task_id)
+        if not isinstance(entry, StoredTask) or at_seq not in (None, entry.seq):
+            return None  # gone, finished (kept as JSON), or moved on
+        return self._claimed(entry, replica_id)
+
+    def _claimed(self, entry: StoredTask, replica_id: str) -> StoredTask:
+        """The task under a new epoch, a copy of its own for the claimant (whose changes must
+        not reach the task an earlier claimant is still holding)."""
+        task = entry.task.model_copy(deep=True)
+        claimed = StoredTask(task, entry.seq, entry.owner, entry.epoch + 1)
+        self._tasks[task.id] = claimed
+        self._runners[task.id] = replica_id
+        return claimed
 
     def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
         self._runners[task_id] = replica_id
@@ -334,11 +358,13 @@ class InMemoryTaskStore(TaskStore):
             and not self._alive(self._runners.get(task_id), now)
         ]
 
-    async def take_over(self, task_id: str, dead_runner: str | None, replica_id: str) -> bool:
-        if self._runners.get(task_id) != dead_runner:
-            return False
-        self._runners[task_id] = replica_id
-        return True
+    async def take_over(
+        self, task_id: str, dead_runner: str | None, replica_id: str
+    ) -> StoredTask | None:
+        entry = self._tasks.get(task_id)
+        if self._runners.get(task_id) != dead_runner or not isinstance(entry, StoredTask):
+            return None
+        return self._claimed(entry, replica_id)
 
     def _alive(self, replica_id: str | None, now: datetime) -> bool:
         until = self._alive_until.get(replica_id) if replica_id else None

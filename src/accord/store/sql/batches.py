@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, Table, bindparam, delete, func, insert, select, update
 
-from accord.store.base import StaleTaskError
+from accord.store.base import LostTaskError, StaleTaskError
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
 from accord.store.sql.schema import (
@@ -29,7 +29,8 @@ class TaskSave:
     the row only moves to its new `seq`, and the events, artifact updates, join the log tail
     that reads fold into the JSON (`row` holds `task_id`, `previous_seq` and `seq`). Other
     rows hold the columns of a new task (`NEW_TASK_COLUMNS`), or `task_id`, `previous_seq` and
-    the columns each save sets (`TASK_CHANGES`).
+    the columns each save sets (`TASK_CHANGES`); all but new ones `held_epoch` too, the epoch
+    the save was made under (`epoch`), which the row must still be at.
     """
 
     task_id: str
@@ -42,6 +43,7 @@ class TaskSave:
     appended: bool = False
     deliveries: tuple[dict[str, Any], ...] = ()
     """Outbox rows the events cause, written only if the save goes through."""
+    epoch: int = 0
 
 
 @dataclass(slots=True, frozen=True)
@@ -54,19 +56,26 @@ class RunnerClaim:
 
 Write = TaskSave | RunnerClaim
 
-_NEW_TASK_ONLY = (tasks.c.id.key, tasks.c.created_at.key, tasks.c.owner.key)
+_NEW_TASK_ONLY = (tasks.c.id.key, tasks.c.created_at.key, tasks.c.owner.key, tasks.c.epoch.key)
 NEW_TASK_COLUMNS = (*_NEW_TASK_ONLY, *TASK_CHANGES)
 """The columns of a task's row as its first save writes them."""
 
-# The statements of a batch: a save moves the row from `previous_seq` to its new seq.
+# The statements of a batch: a save moves the row from `previous_seq` to its new seq, if the
+# row is still at the epoch the save was made under and not finished (fencing: a writer that
+# lost the task, or writes after its end, changes nothing, whatever `seq` it names).
 UPDATE_TASK = update(tasks).where(
-    tasks.c.id == bindparam("task_id"), tasks.c.seq == bindparam("previous_seq")
+    tasks.c.id == bindparam("task_id"),
+    tasks.c.seq == bindparam("previous_seq"),
+    tasks.c.epoch == bindparam("held_epoch"),
+    tasks.c.finished_at.is_(None),
 )
 # The snapshot stays: if it was of `seq - 1`, the tail now starts after it.
 APPEND_TO_TASK = UPDATE_TASK.values(
     {tasks.c.snapshot_seq: func.coalesce(tasks.c.snapshot_seq, bindparam("previous_seq"))}
 )
-STORED_SEQ = select(tasks.c.seq).where(tasks.c.id == bindparam("task_id"))
+STORED_VERSION = select(tasks.c.seq, tasks.c.epoch, tasks.c.finished_at.is_not(None)).where(
+    tasks.c.id == bindparam("task_id")
+)
 LOG_EVENT = insert(task_events)
 ENQUEUE_DELIVERY = insert(push_deliveries)
 _SNAPSHOT = select(tasks.c.snapshot_seq).where(tasks.c.id == bindparam("trimmed_task"))
@@ -109,8 +118,8 @@ class BatchTarget(Protocol):
     def append_to_task(self, row: dict[str, Any]) -> bool:
         """Move a task's row from `previous_seq` to `seq`, keeping its JSON; False as above."""
 
-    def stored_seq(self, task_id: str) -> int | None:
-        """The version of a task's row, None when there is none."""
+    def stored_version(self, task_id: str) -> StoredVersion | None:
+        """Where a task's row is, None when there is none."""
 
     def write_snapshots(self, rows: list[dict[str, Any]]) -> None: ...
 
@@ -144,7 +153,7 @@ def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) 
         if written:
             outcomes.append(None)
         else:
-            outcomes.append(stale(write, target.stored_seq(write.task_id)))
+            outcomes.append(refused(write, target.stored_version(write.task_id)))
     rows = follow_up(batch, outcomes, bound)
     for statement, statement_rows in (
         (target.write_snapshots, rows.snapshots),
@@ -159,27 +168,49 @@ def write_batch(target: BatchTarget, batch: Sequence[Write], bound: int | None) 
     return outcomes
 
 
-def stale(save: TaskSave, stored: int | None) -> StaleTaskError:
-    return StaleTaskError(f"task {save.task_id} is at event {stored or 0}, not {save.previous}")
+StoredVersion = tuple[int, int, bool]
+"""A task row's `seq`, `epoch`, and whether it is finished."""
+
+
+def refused(save: TaskSave, stored: StoredVersion | None) -> StaleTaskError:
+    """The error of a save that did not go through, `stored` being where its row is (None:
+    not there, or not known)."""
+    if stored is not None and save.previous > 0:
+        seq, epoch, finished = stored
+        if finished:
+            return LostTaskError(f"task {save.task_id} has ended: it takes no more writes")
+        if epoch != save.epoch:
+            return LostTaskError(f"task {save.task_id} is at epoch {epoch}, not {save.epoch}")
+    seq = stored[0] if stored is not None else 0
+    return StaleTaskError(f"task {save.task_id} is at event {seq}, not {save.previous}")
 
 
 def merge_saves(batch: Sequence[Write]) -> tuple[list[Write], list[int]]:
-    """`batch` with each task's saves that follow one another (each at the version the one
-    before left) merged into one save, and for each write of `batch` the index of the write
-    it went into. A runner claim of a task keeps its saves before and after it apart."""
+    """`batch` with each task's saves that follow one another (each at the version and under
+    the epoch the one before left, which did not end the task) merged into one save, and for
+    each write of `batch` the index of the write it went into. A runner claim of a task keeps
+    its saves before and after it apart."""
     writes: list[Write] = []
     into: list[int] = []
     open_saves: dict[str, tuple[int, TaskSave]] = {}  # the save of a task the next may join
     for write in batch:
         if isinstance(write, TaskSave):
             earlier = open_saves.get(write.task_id)
-            if earlier is not None and earlier[1].seq == write.previous:
+            if (
+                earlier is not None
+                and earlier[1].seq == write.previous
+                and earlier[1].epoch == write.epoch
+                and not earlier[1].terminal  # what follows an end is refused on its own
+            ):
                 at, merged = earlier[0], merge(earlier[1], write)
                 writes[at] = merged
                 open_saves[write.task_id] = (at, merged)
                 into.append(at)
                 continue
-            open_saves[write.task_id] = (len(writes), write)
+            if earlier is None:
+                open_saves[write.task_id] = (len(writes), write)
+            else:  # which of the two the next one follows, only writing them in turn tells
+                del open_saves[write.task_id]
         else:
             open_saves.pop(write.task_id, None)
         into.append(len(writes))
@@ -204,7 +235,8 @@ def merge(first: TaskSave, then: TaskSave) -> TaskSave:
         if first.previous == 0:
             row = {key: first.row[key] for key in _NEW_TASK_ONLY} | changes
         else:
-            row = {"task_id": first.task_id, "previous_seq": first.previous} | changes
+            held = {"task_id": first.task_id, "previous_seq": first.previous}
+            row = held | {"held_epoch": first.epoch} | changes
     return TaskSave(
         first.task_id,
         first.previous,
@@ -215,6 +247,7 @@ def merge(first: TaskSave, then: TaskSave) -> TaskSave:
         snapshot,
         appended,
         first.deliveries + then.deliveries,
+        first.epoch,
     )
 
 
@@ -321,8 +354,9 @@ class ConnectionTarget:
     def append_to_task(self, row: dict[str, Any]) -> bool:
         return self._connection.execute(APPEND_TO_TASK, row).rowcount == 1
 
-    def stored_seq(self, task_id: str) -> int | None:
-        return self._connection.scalar(STORED_SEQ, {"task_id": task_id})
+    def stored_version(self, task_id: str) -> StoredVersion | None:
+        row = self._connection.execute(STORED_VERSION, {"task_id": task_id}).first()
+        return (row[0], row[1], bool(row[2])) if row is not None else None
 
     def write_snapshots(self, rows: list[dict[str, Any]]) -> None:
         self._connection.execute(self._statements.write_snapshot, rows)

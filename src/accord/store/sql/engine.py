@@ -13,16 +13,15 @@ from sqlalchemy import URL, Connection, event, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from accord.store.pools import MAX_OVERFLOW, POOL_SIZE, POSTGRES_POOL_SIZE
+
 WRITES = "accord_writes"
 """Execution option marking an engine whose transactions write (SQLite: BEGIN IMMEDIATE)."""
 
 SQLITE_DRIVER = "sqlite+aiosqlite"
 POSTGRES_DRIVER = "postgresql+asyncpg"
 SQLITE_BUSY_TIMEOUT_MS = 15_000
-POOL_SIZE = 50
-"""Connections each engine keeps open: a server has dozens of requests reading at once."""
-MAX_OVERFLOW = 50
-"""Connections opened beyond POOL_SIZE under load, closed again when returned."""
+
 
 _SETTING = re.compile(r"\s*(?:-c\s*|--)(?P<name>[A-Za-z_][\w.]*)=(?P<value>\S*)")
 """One setting in libpq's `options`: `-c name=value`, `-cname=value` or `--name=value`."""
@@ -67,15 +66,19 @@ def sql_url(url: str | URL) -> URL:
     )
 
 
-def create_sql_engine(url: str | URL, **options: Any) -> AsyncEngine:
+def create_sql_engine(
+    url: str | URL, *, pool_size: int | None = None, **options: Any
+) -> AsyncEngine:
     """An AsyncEngine for a store URL (see `sql_url`); `options` go to create_async_engine.
 
     For SQLite the database file's directory is created, and every connection runs in WAL
     mode with a busy timeout, its transactions begun by SQLAlchemy (so DDL is transactional).
     For PostgreSQL, libpq's `options` parameter (`?options=-csearch_path%3Dtenant`: settings
     for each session, like the schema to use) becomes asyncpg's server settings. Unless
-    `options` choose a pool, the engine keeps POOL_SIZE connections (SQLAlchemy's default of
-    5 made a server with 50 requests in flight open and close connections all the time).
+    `options` choose a pool, the engine keeps up to `pool_size` connections open (default:
+    POSTGRES_POOL_SIZE for PostgreSQL; for SQLite POOL_SIZE, and up to MAX_OVERFLOW more
+    under load: SQLAlchemy's default of 5 made a server with 50 requests in flight open and
+    close connections all the time).
     """
     parsed = sql_url(url)
     if parsed.drivername == POSTGRES_DRIVER and importlib.util.find_spec("asyncpg") is None:
@@ -90,11 +93,23 @@ def create_sql_engine(url: str | URL, **options: Any) -> AsyncEngine:
         assert parsed.database is not None
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     if "poolclass" not in options:
-        options = {"pool_size": POOL_SIZE, "max_overflow": MAX_OVERFLOW, **options}
+        options = {**pool_options(parsed, pool_size), **options}
     engine = create_async_engine(parsed, **options)
     if parsed.drivername == SQLITE_DRIVER:
         _tune_sqlite(engine)
     return engine
+
+
+def pool_options(url: URL, pool_size: int | None = None) -> dict[str, int]:
+    """The pool of an engine on `url` (an `sql_url`): `pool_size` connections and no more,
+    or the backend's default (see `create_sql_engine`)."""
+    if pool_size is not None:
+        if pool_size < 1:
+            raise ValueError(f"a pool needs a connection at least, not {pool_size}")
+        return {"pool_size": pool_size, "max_overflow": 0}
+    if url.drivername == POSTGRES_DRIVER:
+        return {"pool_size": POSTGRES_POOL_SIZE, "max_overflow": 0}
+    return {"pool_size": POOL_SIZE, "max_overflow": MAX_OVERFLOW}
 
 
 def _server_settings(options: str | Sequence[str]) -> dict[str, str]:

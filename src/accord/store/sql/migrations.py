@@ -102,6 +102,11 @@ def _unqualified_owners(connection: Connection) -> None:
     )
 
 
+def _task_epochs(connection: Connection) -> None:
+    # 0: the epoch every task has until it is claimed, which writes made before this step name.
+    connection.execute(text("ALTER TABLE accord_tasks ADD COLUMN epoch BIGINT NOT NULL DEFAULT 0"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
     Migration(
@@ -112,6 +117,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "the events of one save logged in one row", _packed_events),
     Migration(7, "the store records which agent's tasks it keeps", _store_agent),
     Migration(8, "owners name the scheme that authenticated them", _unqualified_owners),
+    Migration(9, "each claim of a task has an epoch that its writes are fenced by", _task_epochs),
 )
 """The steps after the baseline, oldest first."""
 

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Column, TypeDecorator
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from accord.store.sql.batches import NEW_TASK_COLUMNS, TaskSave, Write, follow_up, stale
+from accord.store.sql.batches import NEW_TASK_COLUMNS, TaskSave, Write, follow_up, refused
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
 from accord.store.sql.schema import task_events, task_runners, task_snapshots, tasks
@@ -52,6 +52,8 @@ _TRIMMED_FROM = Column("first", BigInteger)
 """The oldest seq a log trim may drop (see `accord.store.sql.batches.trim`)."""
 _PREVIOUS_SEQ = Column("previous_seq", BigInteger)
 """The version a save moves a task's row from."""
+_HELD_EPOCH = Column("held_epoch", BigInteger)
+"""The epoch a save was made under: the row's, or the save changes nothing."""
 
 
 @functools.cache
@@ -59,18 +61,23 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     """The statement that writes a batch with rows for `parts`, and the names of its array
     parameters in order (a part without rows is left out: less to plan and to run).
 
-    A save moves its task's row from `previous_seq` to seq, or creates it; the rows it
-    brings along (its JSON unless it is appended, its event, a log trim, the end of its
-    runner) are given for every save and kept only for the tasks written. All of it runs on
-    one snapshot in one implicit transaction, so a task may appear in a batch once at most (a
-    trim sees the task's `snapshot_seq` from before the save: at worst it keeps more). The
-    result names the tasks written.
+    A save moves its task's row from `previous_seq` to seq (if the row is still at the
+    save's `held_epoch` and not finished: fencing, as `batches.UPDATE_TASK`), or creates it;
+    the rows it brings along (its JSON unless it is appended, its event, a log trim, the end
+    of its runner) are given for every save and kept only for the tasks written. All of it
+    runs on one snapshot in one implicit transaction, so a task may appear in a batch once at
+    most (a trim sees the task's `snapshot_seq` from before the save: at worst it keeps
+    more). The result names the tasks written.
     """
     arrays = _Arrays()
     changed = [tasks.c[key] for key in TASK_CHANGES]
     new_task = [tasks.c[key] for key in NEW_TASK_COLUMNS]
     task_id, seq, snapshot = tasks.c.id.name, tasks.c.seq.name, tasks.c.snapshot_seq.name
     previous = _PREVIOUS_SEQ.name
+    held = (
+        f"t.{seq} = v.{previous} AND t.{tasks.c.epoch.name} = v.{_HELD_EPOCH.name}"
+        f" AND t.{tasks.c.finished_at.name} IS NULL"
+    )
     event_task, event_seq = task_events.c.task_id.name, task_events.c.seq.name
     snapshot_task, json = task_snapshots.c.task_id.name, task_snapshots.c.task.name
     runner_task, runner = task_runners.c.task_id.name, task_runners.c.replica_id.name
@@ -78,15 +85,15 @@ def _batch_statement(parts: frozenset[str]) -> tuple[str, list[str]]:
     if "moved" in parts:
         steps["updated"] = f"""
     UPDATE {tasks.name} AS t SET {", ".join(f"{c.name} = v.{c.name}" for c in changed)}
-    FROM {arrays.unnest("moved", [tasks.c.id, _PREVIOUS_SEQ, *changed])}
-    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{previous}
+    FROM {arrays.unnest("moved", [tasks.c.id, _PREVIOUS_SEQ, _HELD_EPOCH, *changed])}
+    WHERE t.{task_id} = v.{task_id} AND {held}
     RETURNING t.{task_id}"""
     if "appended" in parts:
         steps["advanced"] = f"""
     UPDATE {tasks.name} AS t SET {seq} = v.{seq},
         {snapshot} = COALESCE(t.{snapshot}, v.{previous})
-    FROM {arrays.unnest("appended", [tasks.c.id, _PREVIOUS_SEQ, tasks.c.seq])}
-    WHERE t.{task_id} = v.{task_id} AND t.{seq} = v.{previous}
+    FROM {arrays.unnest("appended", [tasks.c.id, _PREVIOUS_SEQ, _HELD_EPOCH, tasks.c.seq])}
+    WHERE t.{task_id} = v.{task_id} AND {held}
     RETURNING t.{task_id}"""
     if "created" in parts:
         steps["created"] = f"""
@@ -138,8 +145,9 @@ SELECT {task_id} FROM written"""
     return sql, arrays.names
 
 
-_STORED_SEQS = (
-    f"SELECT {tasks.c.id.name}, {tasks.c.seq.name} FROM {tasks.name}"
+_STORED_VERSIONS = (
+    f"SELECT {tasks.c.id.name}, {tasks.c.seq.name}, {tasks.c.epoch.name},"
+    f" {tasks.c.finished_at.name} IS NOT NULL FROM {tasks.name}"
     f" WHERE {tasks.c.id.name} = ANY($1::text[])"
 )
 
@@ -168,9 +176,11 @@ async def write_postgres_batch(
     columns = {
         "moved.id": [row["task_id"] for row in moved],
         "moved.previous_seq": [row["previous_seq"] for row in moved],
+        "moved.held_epoch": [row["held_epoch"] for row in moved],
         **{f"moved.{key}": [row[key] for row in moved] for key in TASK_CHANGES},
         "appended.id": [row["task_id"] for row in appended],
         "appended.previous_seq": [row["previous_seq"] for row in appended],
+        "appended.held_epoch": [row["held_epoch"] for row in appended],
         "appended.seq": [row["seq"] for row in appended],
         **{f"created.{key}": [row[key] for row in created] for key in NEW_TASK_COLUMNS},
         **{f"snapshots.{c.key}": [row[c.key] for row in rows.snapshots] for c in task_snapshots.c},
@@ -200,11 +210,12 @@ async def write_postgres_batch(
             raise
         behind = [save.task_id for save in saves if save.task_id not in written]
         try:  # for the errors' messages only: where those rows are now
-            stored = dict(await driver.fetch(_STORED_SEQS, behind)) if behind else {}
+            rows = await driver.fetch(_STORED_VERSIONS, behind) if behind else []
+            stored = {row[0]: (row[1], row[2], row[3]) for row in rows}
         except Exception:  # the batch is committed: its outcomes stand all the same
             stored = {}
     return [
-        stale(write, stored.get(write.task_id))
+        refused(write, stored.get(write.task_id))
         if isinstance(write, TaskSave) and write.task_id not in written
         else None
         for write in batch

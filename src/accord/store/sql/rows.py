@@ -49,13 +49,13 @@ def task_values(task: Task, seq: int, now: datetime) -> dict[str, Any]:
 
 
 def stored_task(row: Any, tail: Sequence[bytes] = ()) -> StoredTask:
-    """A task read with its JSON (columns `task`, `seq` and `owner`) as the store returns it,
-    with the payloads of the artifact updates logged after that JSON (`tail`, in order)
+    """A task read with its JSON (columns `task`, `seq`, `owner`, `epoch`) as the store returns
+    it, with the payloads of the artifact updates logged after that JSON (`tail`, in order)
     folded in."""
     task = Task.model_validate_json(row.task)
     for payload in tail:
         merge_artifact(task, TaskArtifactUpdateEvent.model_validate_json(payload))
-    return StoredTask(task, row.seq, row.owner)
+    return StoredTask(task, row.seq, row.owner, row.epoch)
 
 
 def event_values(records: Sequence[EventRecord], now: datetime) -> dict[str, Any]:

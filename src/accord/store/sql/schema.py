@@ -74,6 +74,9 @@ tasks = Table(
     # anonymous owner, which every task stored before schema version 4 gets; owners stored
     # before version 8 begin with "(unqualified):" (accord.core.unqualified_owner).
     Column("owner", _key(), nullable=False, server_default=""),
+    # The fencing token of the task's latest claim: a save names the epoch it was made under
+    # and lands only while the row is still at that epoch (and not finished).
+    Column("epoch", BigInteger, nullable=False, server_default="0"),
 )
 Index("ix_accord_tasks_listing", tasks.c.updated_at.desc(), tasks.c.id.desc())
 Index("ix_accord_tasks_owner_listing", tasks.c.owner, tasks.c.updated_at.desc(), tasks.c.id.desc())

@@ -19,10 +19,11 @@ from accord.store.sql.batches import (
     FORGET_RUNNER,
     LOG_EVENT,
     NEW_TASK_COLUMNS,
-    STORED_SEQ,
+    STORED_VERSION,
     TRIM_LOG,
     UPDATE_TASK,
     DialectStatements,
+    StoredVersion,
     Write,
     write_batch,
 )
@@ -104,7 +105,7 @@ class _Statement:
 _CREATE_TASK = _Statement(_STATEMENTS.create_task, tasks, *NEW_TASK_COLUMNS)
 _UPDATE_TASK = _Statement(UPDATE_TASK, tasks, *TASK_CHANGES)
 _APPEND_TO_TASK = _Statement(APPEND_TO_TASK, tasks, tasks.c.seq.key)
-_STORED_SEQ = _Statement(STORED_SEQ, tasks)
+_STORED_VERSION = _Statement(STORED_VERSION, tasks)
 _WRITE_SNAPSHOT = _Statement(
     _STATEMENTS.write_snapshot, task_snapshots, *(column.key for column in task_snapshots.c)
 )
@@ -140,9 +141,9 @@ class _SqliteTarget:
     def append_to_task(self, row: dict[str, Any]) -> bool:
         return self._one(_APPEND_TO_TASK, row).rowcount == 1
 
-    def stored_seq(self, task_id: str) -> int | None:
-        row = self._one(_STORED_SEQ, {"task_id": task_id}).fetchone()
-        return row[0] if row is not None else None
+    def stored_version(self, task_id: str) -> StoredVersion | None:
+        row = self._one(_STORED_VERSION, {"task_id": task_id}).fetchone()
+        return (row[0], row[1], bool(row[2])) if row is not None else None
 
     def write_snapshots(self, rows: list[dict[str, Any]]) -> None:
         self._many(_WRITE_SNAPSHOT, rows)

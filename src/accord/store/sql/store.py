@@ -73,7 +73,14 @@ from accord.types import Task
 
 _INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
-_TASK_READ = (tasks.c.id, task_snapshots.c.task, tasks.c.seq, tasks.c.snapshot_seq, tasks.c.owner)
+_TASK_READ = (
+    tasks.c.id,
+    task_snapshots.c.task,
+    tasks.c.seq,
+    tasks.c.snapshot_seq,
+    tasks.c.owner,
+    tasks.c.epoch,
+)
 """The columns a task is read from (in `_WITH_JSON`): its JSON, and which events to fold in."""
 _WITH_JSON = tasks.join(task_snapshots, task_snapshots.c.task_id == tasks.c.id)
 _FOLD_ATTEMPTS = 3
@@ -218,8 +225,9 @@ class SqlTaskStore(TaskStore):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> None:
-        await self.stage(task, seq, record, owner=owner, outbox=outbox)
+        await self.stage(task, seq, record, owner=owner, outbox=outbox, epoch=epoch)
 
     def stage(
         self,
@@ -229,9 +237,10 @@ class SqlTaskStore(TaskStore):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> Future[None]:
         records = [record] if record is not None else []
-        return self._stage(task, seq - 1, seq, records, owner, outbox)
+        return self._stage(task, seq - 1, seq, records, owner, outbox, epoch)
 
     def stage_records(
         self,
@@ -240,8 +249,10 @@ class SqlTaskStore(TaskStore):
         *,
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
+        epoch: int = 0,
     ) -> Future[None]:
-        return self._stage(task, records[0].seq - 1, records[-1].seq, records, owner, outbox)
+        first, last = records[0].seq, records[-1].seq
+        return self._stage(task, first - 1, last, records, owner, outbox, epoch)
 
     def _stage(
         self,
@@ -251,8 +262,9 @@ class SqlTaskStore(TaskStore):
         records: Sequence[EventRecord],
         owner: str,
         outbox: Sequence[Delivery],
+        epoch: int,
     ) -> Future[None]:
-        save = self._task_save(task, previous, seq, records, owner)
+        save = self._task_save(task, previous, seq, records, owner, epoch)
         if outbox:
             save = replace(save, deliveries=tuple(delivery_values(d) for d in outbox))
         committed = self._enqueue(save)
@@ -270,27 +282,36 @@ class SqlTaskStore(TaskStore):
         return committed
 
     def _task_save(
-        self, task: Task, previous: int, seq: int, records: Sequence[EventRecord], owner: str
+        self,
+        task: Task,
+        previous: int,
+        seq: int,
+        records: Sequence[EventRecord],
+        owner: str,
+        epoch: int,
     ) -> TaskSave:
-        """The rows of a save from version `previous` to `seq`, made now (the caller may
-        change `task` next)."""
+        """The rows of a save from version `previous` to `seq` under `epoch`, made now (the
+        caller may change `task` next)."""
         now = datetime.now(UTC)
         events = (event_values(records, now),) if records else ()
+        held = {"task_id": task.id, "previous_seq": previous, "held_epoch": epoch}
         if records and all(self._snapshots.appends(task.id, r.seq, r) for r in records):
-            values: dict[str, Any] = {"task_id": task.id, "previous_seq": previous, "seq": seq}
-            return TaskSave(task.id, previous, seq, values, events, terminal=False, appended=True)
+            values: dict[str, Any] = {**held, "seq": seq}
+            return TaskSave(
+                task.id, previous, seq, values, events, terminal=False, appended=True, epoch=epoch
+            )
         # A record of the task itself (a new task's first) carries its JSON already.
         known = records[-1].payload if records and records[-1].event is task else None
         snapshot = (known or task.to_json()).decode()
         values = task_values(task, seq, now)
         if previous == 0:
-            values.update(id=task.id, created_at=now, owner=owner)
+            values.update(id=task.id, created_at=now, owner=owner, epoch=epoch)
         else:
-            values.update(task_id=task.id, previous_seq=previous)
+            values.update(held)
         terminal = task.status.state.is_terminal
         open_ended = not terminal and not (records and records[-1].final)
         self._snapshots.snapshotted(task.id, len(snapshot), open_ended=open_ended)
-        return TaskSave(task.id, previous, seq, values, events, terminal, snapshot)
+        return TaskSave(task.id, previous, seq, values, events, terminal, snapshot, epoch=epoch)
 
     async def _submit_after(self, write: Write, previous: Future[None] | None) -> None:
         if previous is not None:
@@ -583,8 +604,40 @@ class SqlTaskStore(TaskStore):
                 )
             )
 
-    async def claim(self, task_id: str, replica_id: str) -> None:
+    async def record_runner(self, task_id: str, replica_id: str) -> None:
         await self.stage_claim(task_id, replica_id)
+
+    async def claim(
+        self, task_id: str, replica_id: str, *, at_seq: int | None = None
+    ) -> StoredTask | None:
+        unfinished = [tasks.c.id == task_id, tasks.c.finished_at.is_(None)]
+        if at_seq is not None:
+            unfinished.append(tasks.c.seq == at_seq)
+        async with self._writing() as connection:
+            return await self._claimed(connection, unfinished, task_id, replica_id)
+
+    async def _claimed(
+        self,
+        connection: AsyncConnection,
+        where: list[ColumnElement[bool]],
+        task_id: str,
+        replica_id: str,
+    ) -> StoredTask | None:
+        """Move the task's row matching `where` to a new epoch, record its runner, and read
+        it back (all in the caller's transaction); None when no row matched."""
+        bumped = await connection.execute(
+            update(tasks).where(*where).values(epoch=tasks.c.epoch + 1).returning(tasks.c.epoch)
+        )
+        if bumped.first() is None:
+            return None
+        runner = self._insert(task_runners).values(task_id=task_id, replica_id=replica_id)
+        await connection.execute(
+            runner.on_conflict_do_update(
+                index_elements=[task_runners.c.task_id], set_={"replica_id": replica_id}
+            )
+        )
+        row = (await connection.execute(_task_read(task_id))).first()
+        return await self._folded(connection, row) if row is not None else None
 
     def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
         return self._enqueue(RunnerClaim(task_id, replica_id))
@@ -608,7 +661,10 @@ class SqlTaskStore(TaskStore):
             found = [(await self._folded(connection, row), row.replica_id) for row in rows]
         return [Orphan(stored, runner) for stored, runner in found if stored is not None]
 
-    async def take_over(self, task_id: str, dead_runner: str | None, replica_id: str) -> bool:
+    async def take_over(
+        self, task_id: str, dead_runner: str | None, replica_id: str
+    ) -> StoredTask | None:
+        # Compare-and-set on the runner: one replica wins; its claim then starts a new epoch.
         if dead_runner is None:
             statement = (
                 self._insert(task_runners)
@@ -621,9 +677,11 @@ class SqlTaskStore(TaskStore):
                 .where(task_runners.c.task_id == task_id, task_runners.c.replica_id == dead_runner)
                 .values(replica_id=replica_id)
             )
+        unfinished = [tasks.c.id == task_id, tasks.c.finished_at.is_(None)]
         async with self._writing() as connection:
-            result = await connection.execute(statement)
-        return result.rowcount == 1
+            if (await connection.execute(statement)).rowcount != 1:
+                return None
+            return await self._claimed(connection, unfinished, task_id, replica_id)
 
     # --- retention --------------------------------------------------------------------------
 
