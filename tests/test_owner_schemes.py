@@ -30,11 +30,12 @@ from accord.store.sql.migrations import (
     head_version,
     upgrade,
 )
-from accord.store.sql.schema import metadata, schema_version, task_snapshots, tasks
+from accord.store.sql.schema import schema_version, task_snapshots, tasks
 from accord.types import Task, TaskState, TaskStatus
 from agents_for_tests import NeverFinishes
 from rpc import served
 from stores import Backend, backend_fixture, sql_backend_fixture  # noqa: F401 - fixtures
+from test_sql_store import create_version_8
 from token_issuer import AUDIENCE, TokenIssuer, running_issuer
 
 API_KEYS = {"key-of-alice": "alice", "key-of-bob": "bob"}
@@ -173,7 +174,7 @@ async def test_owners_of_the_previous_schema_belong_to_no_caller_until_handed_ba
     engine = sql_backend.engine()
     try:
         async with engine.begin() as connection:  # the previous version: owners are bare ids
-            await connection.run_sync(metadata.create_all)
+            await create_version_8(connection)  # the tables of versions 7 and 8 are one
             for version in range(1, PREVIOUS + 1):
                 step = {"version": version, "description": "old", "applied_at": NOW}
                 await connection.execute(insert(schema_version).values(step))

@@ -234,12 +234,16 @@ async def test_stores_starting_together_create_the_schema_once(sql_backend: Back
 NOW = datetime.now(UTC)
 
 
-async def create_version_6(connection: AsyncConnection) -> None:
-    """The tables as accord made them at schema version 6: no record of the store's agent,
-    tasks without epochs."""
+async def create_version_8(connection: AsyncConnection) -> None:
+    """The tables as accord made them at schema versions 7 and 8: tasks without epochs."""
     await connection.run_sync(metadata.create_all)
-    await connection.execute(text(f"DROP TABLE {store_agent}"))
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN epoch"))
+
+
+async def create_version_6(connection: AsyncConnection) -> None:
+    """The tables as accord made them at schema version 6: no record of the store's agent."""
+    await create_version_8(connection)
+    await connection.execute(text(f"DROP TABLE {store_agent}"))
 
 
 async def create_version_5(connection: AsyncConnection) -> None:
