@@ -88,12 +88,12 @@ def test_a_server_answers_its_loopback_names_and_the_address_it_is_bound_to(
     assert list(AllowedHosts.serving(host, 80).patterns) == names
 
 
-def test_a_bad_allowed_host_is_a_clear_error() -> None:
-    result = CliRunner().invoke(
-        cli, ["serve", "accord.samples.echo:agent", "--store", "memory", "--allowed-host", "a b"]
-    )
-    assert result.exit_code == 2, result.output
-    assert result.stderr.startswith("error: --allowed-host: 'a b' is not a host name")
+def test_a_bad_allowed_host_is_a_clear_error(tmp_path: Path) -> None:
+    registry = str(tmp_path / "agents.json")
+    for args in (["serve", "accord.samples.echo:agent"], ["host", "--registry", registry]):
+        result = CliRunner().invoke(cli, [*args, "--store", "memory", "--allowed-host", "a b"])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("error: --allowed-host: 'a b' is not a host name")
 
 
 @pytest.mark.processes

@@ -53,6 +53,7 @@ def host(
         ),
     ] = DEFAULT_STORE_URL,
     public_url: serve_options.PublicUrlOption = None,
+    allowed_host: serve_options.AllowedHostOption = None,
 ) -> None:
     """Serve the multi-agent host.
 
@@ -62,10 +63,19 @@ def host(
     from accord.host import host_agent
 
     public_url = serve_options.public_url(public_url)  # checked before saying anything
+    serve_options.allowed_hosts(allowed_host)
     known = [*initial_urls(), *(agents or [])]
     typer.echo(f"accord host: the agents it knows are kept in {registry}", err=True)
     agent = host_agent(registry, known)
-    serving.run(agent, host, port, log_level, StoreSettings(url=store), public_url=public_url)
+    serving.run(
+        agent,
+        host,
+        port,
+        log_level,
+        StoreSettings(url=store),
+        public_url=public_url,
+        allowed_hosts=allowed_host,
+    )
 
 
 def register(app: typer.Typer) -> None:
