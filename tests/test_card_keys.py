@@ -4,12 +4,16 @@ below a path is checked against its own keys, keys elsewhere only when the user 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jwt.utils import base64url_encode
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -69,6 +73,32 @@ def test_the_keys_of_a_card(source: str, jkus: list[str], expected: str) -> None
 def test_keys_on_another_origin_are_not_followed(jku: str) -> None:
     with pytest.raises(A2AClientError, match="not on the card's own origin"):
         card_jwks_url(signed_with_jku(jku), "https://a.example" + CARD_PATH)
+
+
+def test_no_jku_is_followed_from_a_card_whose_origin_is_unknown() -> None:
+    with pytest.raises(A2AClientError, match="not on the card's own origin"):
+        card_jwks_url(signed_with_jku("http://[::1/jwks"), "http://[::1/.well-known/agent.json")
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(
+    headers=st.lists(JSON | st.fixed_dictionaries({"jku": st.text()}), max_size=3),
+    raw=st.lists(st.text(), max_size=2),
+    source=st.sampled_from(["https://a.example/.well-known/agent-card.json", "http://[::1"]),
+)
+def test_any_signature_header_gives_a_url_or_a_client_error(
+    headers: list[Any], raw: list[str], source: str
+) -> None:
+    protected = [base64url_encode(json.dumps(header).encode()).decode() for header in headers]
+    card = {"signatures": [{"protected": value} for value in [*protected, *raw]] + [None, 1]}
+    with suppress(A2AClientError):
+        assert isinstance(card_jwks_url(card, source), str)
 
 
 @contextmanager

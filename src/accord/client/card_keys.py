@@ -28,7 +28,7 @@ def card_jwks_url(document: object, source: str) -> str:
     named = _jkus(document)
     origin = _origin(source)
     for jku in named:
-        if _origin(jku) == origin:
+        if origin is not None and _origin(jku) == origin:
             return jku
     if named:
         raise A2AClientError(
