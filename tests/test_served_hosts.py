@@ -3,6 +3,8 @@ public URL, else an allowed Host (the loopback names by default); `accord serve`
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -94,6 +96,19 @@ def test_a_bad_allowed_host_is_a_clear_error(tmp_path: Path) -> None:
         result = CliRunner().invoke(cli, [*args, "--store", "memory", "--allowed-host", "a b"])
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("error: --allowed-host: 'a b' is not a host name")
+
+
+@pytest.mark.processes
+def test_agent_serve_refuses_a_bad_allowed_host(tmp_path: Path) -> None:
+    script = (
+        "from accord.samples.echo import agent\n"
+        "agent.serve(port=0, store='memory', allowed_hosts=['agents.example.com', 'a b'])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: allowed_hosts: 'a b' is not a host name")
 
 
 @pytest.mark.processes
