@@ -3,6 +3,7 @@ authenticator enforces it or the agent publishes it unenforced on purpose."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import httpx
@@ -89,7 +90,13 @@ def test_accord_serve_says_it_in_one_line(tmp_path: Path, monkeypatch: pytest.Mo
         "    security=[{'bearer': []}])\n"
     )
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["serve", "declared:agent", "--store", "memory"])
+    with socket.socket() as taken:  # said before the port is looked at (and never served)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        result = CliRunner().invoke(
+            cli, ["serve", "declared:agent", "--store", "memory", "--port", port]
+        )
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("error: the card of Declared requires bearer")
     assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -188,9 +188,6 @@ def _agent_app(
         bus = open_bus(replica.bus_url)
     except ValueError as exc:
         raise BadArgument(f"--bus: {exc}") from None
-    ensure_free(host, port)
-    if grpc_port is not None:
-        ensure_free(host, grpc_port, "--grpc-port")
     hosts, hosts_line = _answered_hosts(host, port, app_options)
     options: dict[str, Any] = {
         "store": store,
@@ -205,6 +202,9 @@ def _agent_app(
         app = agent.app(**{**options, **app_options, "allowed_hosts": hosts})
     except ValueError as exc:  # the agent or an option set up wrong: say so in one line
         raise BadArgument(str(exc)) from None
+    ensure_free(host, port)  # after the app: an agent set up wrong is said first
+    if grpc_port is not None:
+        ensure_free(host, grpc_port, "--grpc-port")
     scheme = "https" if "tls" in app_options else "http"
     url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
     typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
