@@ -100,11 +100,23 @@ async def test_a_route_is_found_with_or_without_doubled_slashes(
     assert response.headers["a2a-version"] == version
 
 
-async def test_card_uses_the_url_the_client_came_in_on(http: httpx.AsyncClient) -> None:
-    response = await http.get(PATHS[0], headers={"Host": "agents.example.com:8443"})
+async def test_card_uses_the_allowed_host_the_client_came_in_on() -> None:
+    app = create_app(make_agent(), allowed_hosts=["127.0.0.1", ".example.com:8443"])
+    with served(app) as url:
+        async with httpx.AsyncClient(base_url=url) as http:
+            response = await http.get(PATHS[0], headers={"Host": "agents.example.com:8443"})
+            plain = await http.get(PATHS[0])
+            refused = await http.get(PATHS[0], headers={"Host": "agents.example.com:8444"})
     assert response.json()["url"] == "http://agents.example.com:8443/"
-    plain = await http.get(PATHS[0])
     assert plain.headers["etag"] != response.headers["etag"]
+    assert refused.status_code == 400 and "--allowed-host" in refused.text
+
+
+async def test_by_default_only_loopback_names_are_answered(http: httpx.AsyncClient) -> None:
+    local = await http.get(PATHS[0], headers={"Host": "localhost:1234"})
+    assert local.json()["url"] == "http://localhost:1234/"
+    forged = await http.get(PATHS[0], headers={"Host": "agents.example.com:8443"})
+    assert forged.status_code == 400
 
 
 async def test_configured_public_url_wins() -> None:

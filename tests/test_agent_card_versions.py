@@ -106,6 +106,7 @@ def rich_agent(*, extended: bool = True) -> Agent:
             "mtls": MutualTLSSecurityScheme(),
         },
         security=[{"oauth": ["tasks"]}, {"key": [], "mtls": []}],
+        enforce_security=False,  # a card under test: its requirements, not their checks
         extended_card=EXTENDED if extended else None,
     )
 

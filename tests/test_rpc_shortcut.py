@@ -26,7 +26,7 @@ SEND = {
 
 async def _post(app: Starlette, url: str) -> httpx.Response:
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
         return await client.post(url, json=SEND)
 
 
@@ -48,7 +48,7 @@ async def test_json_rpc_where_the_app_is_mounted() -> None:
 
 async def test_other_methods_at_the_root_still_go_through_the_router() -> None:
     transport = httpx.ASGITransport(app=create_app(message_agent, cleanup_interval=None))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
         response = await client.get("/")
     assert response.status_code == 405
 

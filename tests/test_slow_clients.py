@@ -67,7 +67,7 @@ def _read_all(connection: socket.socket) -> bytes:
 
 def _post(body: bytes, extra: str = "") -> bytes:
     head = (
-        "POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\n{extra}\r\n"
     )
     return head.encode() + body

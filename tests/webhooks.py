@@ -86,10 +86,12 @@ class NotificationHook(Webhook):
     """A webhook recording push notifications of either version by the task state they carry."""
 
     async def handle(self, request: Request) -> Response:
-        body = json.loads(await request.body())
+        raw = await request.body()
+        body = json.loads(raw)
         _, state = payload(body)
         with self.lock:
             self.calls.append((dict(request.headers), body))
+            self.received.append((dict(request.headers), raw))
         if state is not None:
             self.reached(state).open()
         return Response(status_code=204)

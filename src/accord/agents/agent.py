@@ -54,6 +54,7 @@ class Agent:
         icon_url: str | None = None,
         security_schemes: dict[str, SecurityScheme] | None = None,
         security: DeclaresSecurity | list[dict[str, list[str]]] | None = None,
+        enforce_security: bool = True,
         extended_card: AgentCard | None = None,
         routes: Sequence[BaseRoute] = (),
     ) -> None:
@@ -63,7 +64,11 @@ class Agent:
         self.extended_card = extended_card
         self.security = None if security is None or isinstance(security, list) else security
         """The security the server enforces (`accord.auth.Security`), if declared: its schemes
-        and requirements are the card's. A plain list of requirements only goes in the card."""
+        and requirements are the card's. A plain list of requirements only goes in the card,
+        and a server refuses to start with it (`accord.create_app`) unless something else
+        enforces it (an `authenticator` given to the app) or `enforce_security` is False."""
+        self.enforce_security = enforce_security
+        """Whether a server of this agent must enforce the security its card requires."""
         requirements = security if isinstance(security, list) else None
         if self.security is not None:
             security_schemes = {**(security_schemes or {}), **self.security.card_schemes()}
@@ -122,7 +127,9 @@ class Agent:
         the store at the URL `store`: by default a SQLite file of its own under `./.accord`
         (`default_store_url`: named after the agent), `memory`
         to keep none. It says on stderr where it serves and where tasks are kept, and ends
-        with one line if the port is taken. `options` go to `accord.create_app`.
+        with one line if the port is taken. `options` go to `accord.create_app`; as with
+        `accord serve`, the agent answers only requests for its loopback names and `host` at
+        `port` unless `allowed_hosts` names others or `public_url` says where it is reached.
         """
         from accord.cli.errors import exit_on_errors
         from accord.cli.serve import serve

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from typing import Annotated, Any
-from urllib.parse import urljoin
 
 import httpx
 import typer
 from typer.core import TyperGroup
 
 from accord.cli.errors import reports_errors
+from accord.client.card_keys import card_jwks_url
 from accord.client.card_resolver import check_signature, fetch_card_document
 from accord.keys import JwksClient
-from accord.keys.cards import JWKS_PATH
 
 
 class ShowByDefault(TyperGroup):
@@ -41,7 +40,10 @@ def verify(
     jwks: Annotated[
         str | None,
         typer.Option(
-            metavar="URL", help="Trust the keys published at this URL (default: the agent's JWKS)."
+            metavar="URL",
+            help="Trust the keys published at this URL [default: the jku the card's signature"
+            " names, on the card's own origin; else the JWKS beside the card].",
+            show_default=False,
         ),
     ] = None,
 ) -> None:
@@ -53,5 +55,5 @@ def verify(
 async def _verify(url: str, jwks: str | None) -> tuple[str, str]:
     async with httpx.AsyncClient(timeout=10.0) as http:
         source, document = await fetch_card_document(http, url)
-        keys = JwksClient(jwks or urljoin(source, JWKS_PATH), http=http)
+        keys = JwksClient(jwks or card_jwks_url(document, source), http=http)
         return source, await check_signature(document, source, keys)

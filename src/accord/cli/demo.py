@@ -19,7 +19,7 @@ from typing import Annotated, TextIO
 import httpx
 import typer
 
-from accord.cli import exposure
+from accord.cli import serve_options
 from accord.cli.errors import fail, reports_errors
 
 SAMPLES = ("currency", "expense", "image", "movies", "coder")
@@ -73,7 +73,7 @@ def demo(
         Path,
         typer.Option(metavar="DIR", help="Where the stores (one SQLite file each) and logs go."),
     ] = STATE_DIR,
-    allowed_host: exposure.AllowedHostOption = None,
+    allowed_host: serve_options.AllowedHostOption = None,
 ) -> None:
     """Start the demo: the sample agents, the host and the web UI.
 

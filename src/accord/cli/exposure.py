@@ -14,17 +14,6 @@ from accord.cli.errors import BadArgument
 from accord.runtime.webhook_guard import WebhookGuard, parse_network
 from accord.server.allowed_hosts import AllowedHosts
 
-AllowedHostOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--allowed-host",
-        metavar="NAME",
-        help="A Host name to answer to besides 127.0.0.1, localhost and [::1] at this port"
-        " (repeatable; `.example.com` takes subdomains, NAME:PORT one port): the name"
-        " browsers reach it by. Requests naming another get 400 (DNS rebinding).",
-        show_default=False,
-    ),
-]
 FetchAllowOption = Annotated[
     list[str] | None,
     typer.Option(

@@ -7,7 +7,6 @@ import os
 import secrets
 from pathlib import Path
 from typing import Annotated
-from urllib.parse import urlsplit
 
 import typer
 
@@ -59,7 +58,7 @@ def host(
         ),
     ] = None,
     public_url: serve_options.PublicUrlOption = None,
-    allowed_host: exposure.AllowedHostOption = None,
+    allowed_host: serve_options.AllowedHostOption = None,
     fetch_allow: exposure.FetchAllowOption = None,
 ) -> None:
     """Serve the multi-agent host.
@@ -72,8 +71,7 @@ def host(
     from accord.host.curators import CURATOR_SCOPE, TOKEN_VARIABLE
 
     public_url = serve_options.public_url(public_url)  # checked before saying anything
-    names = [*(allowed_host or []), *([urlsplit(public_url).netloc] if public_url else [])]
-    hosts = exposure.allowed_hosts(port, names)
+    serve_options.allowed_hosts(allowed_host)  # checked before saying anything
     guard = exposure.fetch_guard(host, fetch_allow)
     token = os.environ.get(TOKEN_VARIABLE) or secrets.token_urlsafe(24)
     security = None
@@ -101,7 +99,7 @@ def host(
         )
     agent = host_agent(registry, known, token=token, security=security, fetch_guard=guard)
     serving.run(agent, host, port, log_level, StoreSettings(url=store), public_url=public_url,
-                allowed_hosts=hosts)  # fmt: skip
+                allowed_hosts=allowed_host)  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Annotated, Any
-from urllib.parse import urljoin
 
 import typer
 import uvicorn
@@ -16,8 +15,9 @@ from accord.cli.errors import reports_errors
 from accord.cli.options import AgentAddress, TaskIdArgument, talks_to_agent
 from accord.cli.output import print_json_line
 from accord.cli.push_failures import failures, retry
+from accord.client.card_keys import AgentKeys
 from accord.keys import JwksClient
-from accord.keys.cards import JWKS_PATH
+from accord.keys.cards import TrustedKeys
 from accord.push import DeliveryIds, NotificationRefused, SeenTokens, verify
 from accord.types import PushNotificationConfig
 
@@ -53,12 +53,17 @@ def listen(
     ] = None,
     jwks: Annotated[
         str | None,
-        typer.Option(metavar="URL", help="The agent's keys (default: URL/.well-known/jwks.json)."),
+        typer.Option(
+            metavar="URL",
+            help="The agent's keys [default: the jku its card's signature names, on the card's"
+            " own origin; else the JWKS beside the card].",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Run a webhook that verifies each notification and prints it as it arrives."""
     audience = url or f"http://{host}:{port}/{path.lstrip('/')}"
-    keys = JwksClient(jwks or urljoin(agent, JWKS_PATH))
+    keys: TrustedKeys = JwksClient(jwks) if jwks else AgentKeys(agent)
     seen = SeenTokens()
     delivered = DeliveryIds()
 

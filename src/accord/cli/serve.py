@@ -6,10 +6,11 @@ import ctypes
 import gc
 import importlib
 import inspect
+import ipaddress
 import os
 import sys
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -101,24 +102,27 @@ def run(
     public_url: str | None = None,
     *,
     push_schedule: RetrySchedule | None = None,
-    allowed_hosts: AllowedHosts | None = None,
+    allowed_hosts: Sequence[str] | None = None,
 ) -> None:
     """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
     (see `serve`); `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers,
     `http_limits` each connection; `debug` shows callers the errors of the agent and the
     server (for development only); an agent signs with the key store `trust` names and
     retries webhook deliveries on `push_schedule` (default: RetrySchedule()); `public_url`
-    (checked: `serve_options.public_url`) is where clients reach it; with `allowed_hosts`,
-    a request naming another Host gets 400."""
+    (checked: `serve_options.public_url`) is where clients reach it; `allowed_hosts` the
+    `Host` names it answers besides those it is served at (see `accord.create_app`)."""
     if log_level not in LOG_LEVELS:
         raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     trust = trust if trust is not None else TrustSettings()
     trust.check()
     public_url = serve_options.public_url(public_url)
+    hosts = serve_options.allowed_hosts(list(allowed_hosts or ()))
     found = find_target(target) if isinstance(target, str) else target
     options: dict[str, Any] = {}
     if public_url is not None:
         options["public_url"] = public_url
+    if hosts is not None:
+        options["allowed_hosts"] = hosts
     if tls is not None:
         options["tls"] = tls
     if limits is not None:
@@ -129,8 +133,7 @@ def run(
         options.update(trust.app_options())
         if push_schedule is not None:
             options["push_schedule"] = push_schedule
-    serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits,
-          allowed_hosts=allowed_hosts)  # fmt: skip
+    serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits)
 
 
 def serve(
@@ -144,13 +147,10 @@ def serve(
     app_options: Mapping[str, Any] | None = None,
     tls: TlsFiles | None = None,
     http_limits: HttpLimits | None = None,
-    *,
-    allowed_hosts: AllowedHosts | None = None,
 ) -> None:
     """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked before
     the server starts, after the store and the bus. Every connection is held to
-    `http_limits` (default `HttpLimits()`); with `allowed_hosts`, a request naming another
-    Host gets 400.
+    `http_limits` (default `HttpLimits()`).
 
     An agent gets the store `storage` names (its schema upgraded first) and the bus
     `replica` names, and with `grpc_port` the gRPC services on that port of `host`; it says
@@ -159,15 +159,14 @@ def serve(
     replica = replica if replica is not None else ReplicaSettings()
     if (grpc_port is not None or app_options) and not isinstance(found, Agent):
         raise BadArgument(
-            "--grpc-port, TLS, limits and --public-url serve an accord.Agent, not an ASGI app"
+            "--grpc-port, TLS, limits, --public-url and --allowed-host serve an accord.Agent,"
+            " not an ASGI app"
         )
     if isinstance(found, Agent):
         app = _agent_app(found, host, port, storage, replica, grpc_port, app_options or {})
     else:
         ensure_free(host, port)
         app = found
-    if allowed_hosts is not None:
-        app = allowed_hosts.check(app)
     _tune_gc()
     _tune_malloc()
     server_options = tls.uvicorn_options() if tls is not None else {}
@@ -202,20 +201,7 @@ def _agent_app(
         bus = open_bus(replica.bus_url)
     except ValueError as exc:
         raise BadArgument(f"--bus: {exc}") from None
-    ensure_free(host, port)
-    if grpc_port is not None:
-        ensure_free(host, grpc_port, "--grpc-port")
-    scheme = "https" if "tls" in app_options else "http"
-    url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
-    typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
-    if app_options.get("public_url"):
-        typer.echo(f"accord: clients reach it at {app_options['public_url']}", err=True)
-    typer.echo(f"accord: tasks are kept in {display_url(store_url)}", err=True)
-    note = earlier_default_note() if storage.url is None else None
-    if note is not None:
-        typer.echo(f"accord: {note}", err=True)
-    if (warning := pool_warning(store_url, storage.pool_size)) is not None:
-        typer.echo(f"accord: warning: {warning}", err=True)
+    hosts, hosts_line = _answered_hosts(host, port, app_options)
     options: dict[str, Any] = {
         "store": store,
         "bus": bus,
@@ -227,7 +213,61 @@ def _agent_app(
         "http_port": port,
         "store_agent": store_agent,
     }
-    return agent.app(**{**options, **app_options})
+    try:
+        app = agent.app(**{**options, **app_options, "allowed_hosts": hosts})
+    except ValueError as exc:  # the agent or an option set up wrong: say so in one line
+        raise BadArgument(str(exc)) from None
+    ensure_free(host, port)  # after the app: an agent set up wrong is said first
+    if grpc_port is not None:
+        ensure_free(host, grpc_port, "--grpc-port")
+    scheme = "https" if "tls" in app_options else "http"
+    url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+    typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
+    if app_options.get("public_url"):
+        typer.echo(f"accord: clients reach it at {app_options['public_url']}", err=True)
+    if hosts_line:
+        typer.echo(f"accord: {hosts_line}", err=True)
+    typer.echo(f"accord: tasks are kept in {display_url(store_url)}", err=True)
+    note = earlier_default_note() if storage.url is None else None
+    if note is not None:
+        typer.echo(f"accord: {note}", err=True)
+    if (warning := pool_warning(store_url, storage.pool_size)) is not None:
+        typer.echo(f"accord: warning: {warning}", err=True)
+    return app
+
+
+def _answered_hosts(
+    host: str, port: int, app_options: Mapping[str, Any]
+) -> tuple[AllowedHosts | None, str]:
+    """The `Host` names the agent answers (None: any), and a line saying so when it is not
+    obvious: the names of `host:port` and those given, else any with a public URL, else the
+    names of `host:port` alone."""
+    given = app_options.get("allowed_hosts")
+    if given is not None:
+        try:
+            extra = given.patterns if isinstance(given, AllowedHosts) else tuple(given)
+            hosts = AllowedHosts([*AllowedHosts.serving(host, port).patterns, *extra])
+        except ValueError as exc:
+            raise BadArgument(f"allowed_hosts: {exc}") from None
+        return hosts, f"answering requests for Host {', '.join(hosts.patterns)}; others get 400"
+    if app_options.get("public_url"):
+        return None, ""
+    hosts = AllowedHosts.serving(host, port)
+    if _is_loopback(host):
+        return hosts, ""
+    return hosts, (
+        f"answering only requests for Host {', '.join(hosts.patterns)}; others get 400,"
+        " since the card the agent signs names the URL a request came in at. Let clients"
+        " use other names with --allowed-host NAME (repeatable), or give the agent's URL"
+        " with --public-url URL"
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a name
+        return False
 
 
 def _import(module_name: str) -> ModuleType:

@@ -1,4 +1,5 @@
-"""`accord serve`'s options for TLS (mutual TLS too), abuse limits and the public URL."""
+"""`accord serve`'s options for TLS (mutual TLS too), abuse limits, the public URL and the
+allowed hosts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import typer
 
 from accord.cli.errors import BadArgument
 from accord.cli.storage import parse_duration
+from accord.server.allowed_hosts import AllowedHosts
 from accord.server.limits import Limits
 from accord.server.public_url import check_public_url
 from accord.server.tls import TlsFiles
@@ -76,6 +78,31 @@ PublicUrlOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+AllowedHostOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allowed-host",
+        metavar="NAME",
+        help="Answer requests for this Host besides the loopback names at --port (repeatable):"
+        " a name or address, with :PORT to allow only that port, .example.com for a domain and"
+        " its subdomains, * for any (for an agent, a caller then chooses the URLs its signed"
+        " card names). Other Hosts get 400, so no page rebinding a name to this machine reaches"
+        " it [an agent with --public-url answers any Host unless this is given].",
+        show_default=False,
+    ),
+]
+
+
+def allowed_hosts(patterns: list[str] | None) -> AllowedHosts | None:
+    """The hosts the options allow (None: none given), each pattern checked."""
+    if not patterns:
+        return None
+    try:
+        return AllowedHosts(patterns)
+    except ValueError as exc:
+        raise BadArgument(f"--allowed-host: {exc}") from None
 
 
 def public_url(text: str | None) -> str | None:

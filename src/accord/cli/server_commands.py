@@ -170,6 +170,7 @@ def serve(
     keys: KeysDirOption = DEFAULT_KEYS_DIR,
     push_allow: PushAllowOption = None,
     public_url: serve_options.PublicUrlOption = None,
+    allowed_host: serve_options.AllowedHostOption = None,
     # How webhook deliveries are retried (accord.runtime.delivery.RetrySchedule).
     push_tries: PushTries = None,
     push_backoff: PushBackoff = None,
@@ -183,6 +184,10 @@ def serve(
     names another store (one keeping another agent's tasks is refused). A port already
     taken is reported before serving.
     Behind a proxy or load balancer, --public-url says where clients reach the agent.
+
+    Without --public-url, every URL the agent publishes is made from the Host of the
+    request, so it answers only the Host names --allowed-host gives (by default its
+    loopback names at --port, and --host).
     """
 
     interval = storage.parse_duration("--cleanup-interval", cleanup_interval)
@@ -221,6 +226,7 @@ def serve(
         TrustSettings(keys, tuple(push_allow or ())),
         public_url,
         push_schedule=retry_schedule(push_tries, push_backoff, push_backoff_max, push_deadline),
+        allowed_hosts=allowed_host,
     )
 
 

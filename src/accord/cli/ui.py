@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from accord.cli import exposure
+from accord.cli import exposure, serve_options
 from accord.cli.errors import BadArgument, reports_errors
 
 AGENTS_VARIABLE = "ACCORD_UI_AGENTS"
@@ -45,7 +45,7 @@ def ui(
         str, typer.Option(metavar="HOST", help="Interface to listen on.")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 8080,
-    allowed_host: exposure.AllowedHostOption = None,
+    allowed_host: serve_options.AllowedHostOption = None,
     token: Annotated[
         str | None,
         typer.Option(

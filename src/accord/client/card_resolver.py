@@ -12,7 +12,12 @@ from accord.client.failures import http_errors
 from accord.codecs.card_v1_0 import card_from_v1
 from accord.codecs.field_problems import describe_validation_error
 from accord.errors import A2AClientError, A2AError
-from accord.keys.cards import CardSignatureError, TrustedKeys, verify_card
+from accord.keys.cards import (
+    CardSignatureError,
+    TrustedKeys,
+    requirements_unsigned,
+    verify_card,
+)
 from accord.types import AgentCard
 
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
@@ -73,13 +78,21 @@ async def check_signature(
     document: object, source: str, trusted_keys: TrustedKeys, *, which: str = "agent card"
 ) -> str:
     """The id of the key among `trusted_keys` that signed the card `document` (`which` card,
-    from `source`, for the error); A2AClientError when none did."""
+    from `source`, for the error); A2AClientError when none did, or when the card declares
+    security schemes but no requirement, which its signature cannot vouch for."""
     if not isinstance(document, dict):
         raise A2AClientError(f"the {which} at {source} is not a JSON object")
     try:
-        return await verify_card(document, trusted_keys)
+        kid = await verify_card(document, trusted_keys)
     except CardSignatureError as exc:
         raise A2AClientError(f"the {which} at {source} is not trusted: {exc}") from None
+    if requirements_unsigned(document):
+        raise A2AClientError(
+            f"the {which} at {source} is not trusted: it declares security schemes but no"
+            " requirement, and its signature cannot tell that from requirements without scopes"
+            " (the canonical form leaves those out), which may have been removed on the way"
+        )
+    return kid
 
 
 def card_from_document(document: object, source: str) -> AgentCard:

@@ -63,6 +63,29 @@ def canonical_card(card: Mapping[str, Any]) -> bytes:
         raise CardSignatureError(f"the card has no canonical form: {exc}") from exc
 
 
+def requirements_unsigned(card: Mapping[str, Any]) -> bool:
+    """Whether `card` declares security schemes but no requirement that names one (0.3's
+    `security`, 1.0's `securityRequirements`). Then its signature cannot say whether the
+    agent asked for credentials: a requirement without scopes (`{"bearer": []}`) is empty
+    values only, which the canonical form leaves out, so removing it leaves the signature
+    valid."""
+    if not card.get("securitySchemes"):
+        return False
+    requirements = [
+        *(card.get("security") or []),
+        *(card.get("securityRequirements") or []),
+    ]
+    return not any(_names_a_scheme(requirement) for requirement in requirements)
+
+
+def _names_a_scheme(requirement: Any) -> bool:
+    """Whether a requirement (0.3: scheme -> scopes; 1.0: `{"schemes": {...}}`) names one."""
+    if not isinstance(requirement, Mapping):
+        return False
+    schemes = requirement.get("schemes") if "schemes" in requirement else requirement
+    return bool(schemes)
+
+
 def sign_card(
     card: Mapping[str, Any], key: SigningKey, *, jku: str | None = None
 ) -> dict[str, Any]:

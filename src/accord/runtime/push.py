@@ -61,8 +61,9 @@ class PushSender:
     `X-A2A-Notification-Signature`, and the delivery's id both in `X-A2A-Delivery-Id` and,
     signed, in the token's `delivery_id` claim. Its `iss` is the agent's URL (see
     accord.keys.notifications): the one the delivery was recorded with, else `issuer` (the
-    public URL, or the base URL of the first request served: `note_base_url`); while neither
-    is known, a try fails without sending, to be retried. Retries, order and parking are the
+    public URL, or the base URL of the first request served: `note_base_url`, which the server
+    calls only with a URL it trusts, at an allowed `Host`); while neither is known, a try
+    fails without sending, to be retried. Retries, order and parking are the
     DeliveryWorker's (accord.runtime.delivery).
     """
 

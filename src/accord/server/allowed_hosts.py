@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable
 
@@ -9,6 +10,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+REFUSED = "This server does not answer to the Host this request names."
 
 
 class AllowedHosts:
@@ -30,6 +32,17 @@ class AllowedHosts:
         """The loopback names (`127.0.0.1`, `localhost`, `[::1]`), at `port` if given; `extra`."""
         suffix = f":{port}" if port is not None else ""
         return cls([*(name + suffix for name in LOOPBACK_NAMES), *extra])
+
+    @classmethod
+    def serving(cls, host: str, port: int) -> AllowedHosts:
+        """The names a server listening on `host:port` is called by without being told more:
+        the loopback names at `port`, and `host` itself at `port` when it is one name or
+        address (not every interface, `0.0.0.0` or `::`, whose names the server cannot know)."""
+        bound = host.strip("[]")
+        if not bound or _is_unspecified(bound) or bound in ("localhost", "127.0.0.1", "::1"):
+            return cls.loopback(port)
+        name = f"[{bound}]" if ":" in bound else bound
+        return cls.loopback(port, f"{name}:{port}")
 
     @property
     def any(self) -> bool:
@@ -56,9 +69,10 @@ class AllowedHosts:
                 return True
         return False
 
-    def check(self, app: ASGIApp) -> ASGIApp:
-        """`app` behind this check: a request whose `Host` is not allowed gets 400."""
-        return HostCheck(app, self)
+    def check(self, app: ASGIApp, refusal: str = REFUSED) -> ASGIApp:
+        """`app` behind this check: a request whose `Host` is not allowed gets 400, with the
+        text `refusal`."""
+        return HostCheck(app, self, refusal)
 
     def __repr__(self) -> str:
         return f"AllowedHosts({list(self.patterns)!r})"
@@ -67,15 +81,14 @@ class AllowedHosts:
 class HostCheck:
     """ASGI middleware: HTTP and WebSocket requests with a `Host` not in `hosts` get 400."""
 
-    def __init__(self, app: ASGIApp, hosts: AllowedHosts) -> None:
+    def __init__(self, app: ASGIApp, hosts: AllowedHosts, refusal: str = REFUSED) -> None:
         self.app = app
         self.hosts = hosts
+        self.refusal = refusal
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket") and not self.hosts.allows(_host_of(scope)):
-            response = PlainTextResponse(
-                "This server does not answer to the Host this request names.", status_code=400
-            )
+            response = PlainTextResponse(self.refusal, status_code=400)
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -86,6 +99,13 @@ def _host_of(scope: Scope) -> str:
         if key == b"host":
             return str(value.decode("latin-1"))
     return ""
+
+
+def _is_unspecified(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:  # a name
+        return False
 
 
 _HOST = re.compile(r"(\[[0-9a-f:.]+\]|\.?[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?)(?::([0-9]{1,5}))?")

@@ -19,6 +19,7 @@ from accord.runtime.delivery import DeliveryWorker, RetrySchedule
 from accord.runtime.push import PushSender
 from accord.runtime.replicas import HANDOVER_TIMEOUT
 from accord.runtime.webhook_guard import WebhookGuard
+from accord.server.allowed_hosts import AllowedHosts, HostCheck
 from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
 from accord.server.card_endpoint import (
     CARD_PATHS,
@@ -51,6 +52,7 @@ def create_app(
     store: TaskStore | None = None,
     bus: EventBus | None = None,
     public_url: str | None = None,
+    allowed_hosts: AllowedHosts | Sequence[str] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     max_body_memory: int | None = DEFAULT_BODY_BUDGET,
     runner_ttl: float = 15.0,
@@ -74,16 +76,21 @@ def create_app(
     The agent card is served at both well-known paths (the extended card at 0.2's
     `/agent/authenticatedExtendedCard`), JSON-RPC at `/` and HTTP+JSON at the paths of each
     version (see docs/versions.md), and after them the agent's own `routes`; the cards list
-    every interface. `public_url` is the URL clients should use (default: the URL each
-    request came in on): the cards' interfaces, their signatures' `jku` and push
-    notifications' issuer name it (one that cannot be an agent's URL is ValueError). The
-    store defaults to memory, the bus to this process. A replica that stops renewing its
-    heartbeat for `runner_ttl` seconds has its running tasks taken over by another, and a
-    cancel for a task another replica runs waits `handover_timeout` seconds for it to cancel
-    the task before canceling it here (docs/architecture.md, "Several replicas").
-    On startup the store is opened (its schema created or upgraded) and bound to the agent:
-    a store that keeps the tasks of an agent of another name than `store_agent` (default:
-    the agent's name) refuses to start the app (`StoreOfAnotherAgent`); then, every
+    every interface. `public_url` is the URL clients should use: the cards' interfaces,
+    their signatures' `jku`, push notifications' issuer and `RequestContext.base_url` name
+    it (one that cannot be an agent's URL is ValueError). Without it they name the URL each
+    request came in on, and the app answers only requests whose `Host` is in
+    `allowed_hosts` (an `AllowedHosts`, or its patterns), by default the loopback names (at
+    `http_port`, if given); any other gets 400, so no caller can have the agent sign a card
+    naming a server of the caller's choice. With `public_url`, `allowed_hosts` is checked
+    only if given. The store defaults to memory, the bus to this process. A replica that
+    stops renewing its heartbeat for `runner_ttl` seconds has its running tasks taken over
+    by another, and a cancel for a task another replica runs waits `handover_timeout`
+    seconds for it to cancel the task before canceling it here (docs/architecture.md,
+    "Several replicas"). On startup the store is opened (its schema created or upgraded)
+    and bound to the agent: a store that keeps the tasks of an agent of another name than
+    `store_agent` (default: the agent's name) refuses to start the app
+    (`StoreOfAnotherAgent`); then, every
     `cleanup_interval` seconds (None: never), it forgets what its retention says is old.
     With `grpc_port` (0: any free one), the gRPC services of 1.0 and 0.3 are served on that
     port of `grpc_host` while the app runs (needs the `grpc` extra), and the cards list them;
@@ -108,6 +115,7 @@ def create_app(
     """
     if public_url is not None:
         check_public_url(public_url)
+    hosts = _answered_hosts(allowed_hosts, public_url, http_port)
     keys = keys if keys is not None else KeyStore.ephemeral()
     store = store if store is not None else InMemoryTaskStore()
     push = None
@@ -140,6 +148,7 @@ def create_app(
         debug=debug,
         card_signer=CardSigner(keys, public_url),
         push=push,
+        public_url=public_url,
     )
     card = AgentCardEndpoint(agent, interfaces, keys)
     budget = BodyBudget(max(max_body_memory, max_body_bytes)) if max_body_memory else None
@@ -188,6 +197,11 @@ def create_app(
         lifespan=lifespan,
         exception_handlers=HTTP_ERROR_HANDLERS,
         middleware=[
+            *(
+                [Middleware(HostCheck, hosts=hosts, refusal=HOST_REFUSED)]
+                if hosts is not None
+                else []
+            ),
             Middleware(CollapseSlashes),
             *([Middleware(budget.middleware)] if budget else []),
             Middleware(JsonRpcShortcut, binding=rpc),
@@ -198,3 +212,22 @@ def create_app(
     app.state.pipeline = pipeline
     app.state.body_budget = budget
     return app
+
+
+HOST_REFUSED = (
+    "This agent does not answer to the Host this request names. Its operator can allow the"
+    " name (accord serve --allowed-host NAME; create_app(allowed_hosts=[...])) or give the"
+    " agent its public URL (--public-url URL)."
+)
+
+
+def _answered_hosts(
+    allowed: AllowedHosts | Sequence[str] | None, public_url: str | None, http_port: int | None
+) -> AllowedHosts | None:
+    """The hosts the app answers (None: any): those given, else any when a public URL names
+    the agent (no URL is then made from a request), else the loopback names."""
+    if isinstance(allowed, str):
+        raise ValueError(f"allowed_hosts is a list of names, got the string {allowed!r}")
+    if allowed is not None:
+        return allowed if isinstance(allowed, AllowedHosts) else AllowedHosts(allowed)
+    return None if public_url is not None else AllowedHosts.loopback(http_port)

@@ -103,7 +103,9 @@ class AgentCardEndpoint:
 
     def _serve(self, request: Request, which: Which) -> Response:
         shape = _shape(request)
-        body, etag = self._render(which, shape, str(request.base_url))
+        # With a public URL every card is the same whatever Host the request names.
+        base_url = self.interfaces.public_url or str(request.base_url)
+        body, etag = self._render(which, shape, base_url)
         headers = {
             "ETag": etag,
             "Last-Modified": self._last_modified,

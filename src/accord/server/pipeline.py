@@ -97,10 +97,12 @@ class RequestPipeline:
     An unexpected exception is logged under a reference id, which the caller's InternalError
     names; `debug` adds the exception's type and text to it (for development only).
 
-    `push`, the agent's push sender, learns the URL the agent is called at (its notifications'
-    issuer) from the first request authentication lets through, whatever its operation,
-    unless it was given one (a public URL): a server adopting another's tasks may only be
-    polled at first.
+    With `public_url`, every call's base URL is that URL, whatever the request says. Without
+    it, the base URL is the one the binding reports, which the app only lets be one it trusts
+    (a `Host` its allowed hosts name: `create_app`). `push`, the agent's push sender, learns
+    the URL the agent is called at (its notifications' issuer) from the first request
+    authentication lets through, whatever its operation, unless it was given one (the public
+    URL): a server adopting another's tasks may only be polled at first.
 
     Bindings keep only their framing: they find the `Target` a request names, hand the
     pipeline its `Inbound` facts and raw parameters, and frame the `Reply`.
@@ -116,8 +118,10 @@ class RequestPipeline:
         debug: bool = False,
         card_signer: Callable[[bytes, str], bytes] | None = None,
         push: PushSender | None = None,
+        public_url: str | None = None,
     ) -> None:
         self.operations = operations
+        self.public_url = public_url
         self.push = push
         self.debug = debug
         self.card_signer = card_signer
@@ -158,7 +162,7 @@ class RequestPipeline:
             activation = self._activate(inbound.headers)
             reply.headers.update(activation.response_headers())
             context = CallContext(
-                base_url,
+                self.public_url or base_url,
                 inbound.headers,
                 last_event_id=_last_event_id(inbound.headers) if target.method.streaming else None,
                 tenant=inbound.tenant,

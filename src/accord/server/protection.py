@@ -25,8 +25,10 @@ def secured(
     """The authenticator and hooks a server of `agent` runs: the `limits` (by default
     `Limits()` for an agent that declares a `Security`, none for one that does not); the
     agent's authentication (unless another authenticator is given) and authorization; then
-    the `hooks` given."""
+    the `hooks` given. ValueError when the card requires security that nothing enforces."""
     security = agent.security if isinstance(agent.security, Security) else None
+    if security is None and authenticator is None and agent.enforce_security:
+        _refuse_unenforced(agent)
     if limits is None and security is not None:
         limits = Limits()
     chain = limits.hooks(tasks) if limits is not None else []
@@ -43,3 +45,21 @@ def secured(
             "%s has an extended card but declares no security: anyone may read it", agent.name
         )
     return authenticator, [*chain, *hooks]
+
+
+def _refuse_unenforced(agent: Agent) -> None:
+    """ValueError if `agent`'s card (or one of its skills) requires credentials: the server
+    would publish the requirement and serve everyone."""
+    card = agent.card("")
+    for where, requirements in [
+        ("card", card.security),
+        *((f"skill {s.id!r}", s.security) for s in card.skills),
+    ]:
+        if requirements and all(requirements):  # an empty requirement ({}) lets anyone in
+            required = " or ".join("+".join(requirement) for requirement in requirements)
+            raise ValueError(
+                f"the {where} of {agent.name} requires {required} but no Security enforces it:"
+                " declare it with accord.auth.Security(...) (security=Security(...)), give"
+                " the app an authenticator that enforces it, or pass enforce_security=False"
+                " to accord.Agent to publish it unenforced on purpose"
+            )
