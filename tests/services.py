@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -36,3 +37,20 @@ async def redis_url() -> str:
     finally:
         await client.aclose()
     return REDIS_URL
+
+
+@pytest.fixture(name="redis_bus")
+async def redis_bus_fixture() -> AsyncIterator[str]:
+    """A Redis bus URL on a stream of the test's own, deleted afterwards."""
+    from redis.asyncio import Redis
+
+    from accord.types import new_id
+
+    url = await redis_url()
+    stream = f"accord:test:{new_id()}"
+    yield f"{url}{'&' if '?' in url else '?'}stream={stream}"
+    redis = Redis.from_url(url)
+    try:
+        await redis.delete(stream)
+    finally:
+        await redis.aclose()

@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from redis.asyncio import Redis
 
-from accord.types import new_id
 from rpc import Json, RpcClient, SseEvent, connect, text_of
 from served_process import ServedProcess, accord_servers
-from services import redis_url
+from services import redis_bus_fixture  # noqa: F401 - a fixture
 from stores import fresh_pg_schema, pg_schema_url
 from test_replicas import artifact_ticks, counted, full_log, ticks
 
@@ -42,18 +40,6 @@ def store_url(request: pytest.FixtureRequest, pg_schema: str, tmp_path: Path) ->
     if request.param == "postgresql":
         return pg_schema_url(pg_schema)
     return f"sqlite:///{tmp_path}/shared.db"
-
-
-@pytest.fixture
-async def redis_bus() -> AsyncIterator[str]:
-    url = await redis_url()
-    stream = f"accord:test:{new_id()}"
-    yield f"{url}{'&' if '?' in url else '?'}stream={stream}"
-    redis = Redis.from_url(url)
-    try:
-        await redis.delete(stream)
-    finally:
-        await redis.aclose()
 
 
 @contextmanager

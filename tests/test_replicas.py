@@ -10,7 +10,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from redis.asyncio import Redis
 
 from accord import Client
 from accord.client import ApiKey
@@ -21,7 +20,6 @@ from accord.types import (
     TaskArtifactUpdateEvent,
     TaskState,
     TaskStatusUpdateEvent,
-    new_id,
 )
 from rpc import (
     JSON_HEADERS,
@@ -35,7 +33,7 @@ from rpc import (
     text_of,
 )
 from served_process import ServedProcess, accord_serve, accord_servers
-from services import redis_url
+from services import redis_bus_fixture  # noqa: F401 - a fixture
 from stores import fresh_pg_schema, pg_schema_url
 
 pytestmark = pytest.mark.processes
@@ -52,19 +50,6 @@ async def pg_store() -> AsyncIterator[str]:
     and the tests here serve several agents."""
     async with fresh_pg_schema() as schema:
         yield pg_schema_url(schema)
-
-
-@pytest.fixture
-async def redis_bus() -> AsyncIterator[str]:
-    """A Redis bus URL on a stream of this test's own, deleted afterwards."""
-    url = await redis_url()
-    stream = f"accord:test:{new_id()}"
-    yield f"{url}{'&' if '?' in url else '?'}stream={stream}"
-    redis = Redis.from_url(url)
-    try:
-        await redis.delete(stream)
-    finally:
-        await redis.aclose()
 
 
 def replicas(
