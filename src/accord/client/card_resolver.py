@@ -6,12 +6,10 @@ import json
 from collections.abc import Mapping
 
 import httpx
-from pydantic import ValidationError
 
 from accord.client.failures import http_errors
-from accord.codecs.card_v1_0 import card_from_v1
-from accord.codecs.field_problems import describe_validation_error
-from accord.errors import A2AClientError, A2AError
+from accord.codecs.card import InvalidCard, read_card
+from accord.errors import A2AClientError
 from accord.keys.cards import CardSignatureError, TrustedKeys, verify_card
 from accord.types import AgentCard
 
@@ -83,19 +81,12 @@ async def check_signature(
 
 
 def card_from_document(document: object, source: str) -> AgentCard:
+    """The card `document` (of any version) fetched from `source`; A2AClientError when it is
+    none."""
     try:
-        if isinstance(document, dict) and "url" not in document:
-            return card_from_v1(document)  # a 1.0-only card: no 0.3 `url` beside its interfaces
-        return AgentCard.model_validate(document)
-    except ValidationError as exc:
-        reason = describe_validation_error(exc)
-        raise A2AClientError(f"the agent card at {source} is not valid: {reason}") from None
-    except A2AError as exc:
-        raise A2AClientError(f"the agent card at {source} is not valid: {exc.message}") from None
-    except (TypeError, AttributeError, LookupError) as exc:  # 1.0 fields of the wrong shapes
-        raise A2AClientError(
-            f"the agent card at {source} is not valid: a field has the wrong type ({exc})"
-        ) from None
+        return read_card(document)
+    except InvalidCard as exc:
+        raise A2AClientError(f"the agent card at {source} is not valid: {exc}") from None
 
 
 async def fetch_card(
