@@ -14,6 +14,7 @@ KNOWING = (
     "accord.codecs",  # every version's wire shapes, cards and interfaces
     "accord.server.jsonrpc",  # the bindings
     "accord.server.rest",
+    "accord.server.grpc_binding",
     "accord.grpc",
     "accord.client.transports",
     "accord.cli.options",  # --version's help

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import httpx
 
 from accord.client.failures import http_errors
 from accord.codecs.card import InvalidCard, read_card
 from accord.errors import A2AClientError
-from accord.keys.cards import CardSignatureError, TrustedKeys, verify_card
 from accord.types import AgentCard
+
+if TYPE_CHECKING:
+    from accord.keys.cards import TrustedKeys
 
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """Where agents publish their card: the 0.3 path first, then the 0.2 one."""
@@ -72,6 +75,8 @@ async def check_signature(
 ) -> str:
     """The id of the key among `trusted_keys` that signed the card `document` (`which` card,
     from `source`, for the error); A2AClientError when none did."""
+    from accord.keys.cards import CardSignatureError, verify_card  # jwt, cryptography: when used
+
     if not isinstance(document, dict):
         raise A2AClientError(f"the {which} at {source} is not a JSON object")
     try:

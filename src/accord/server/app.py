@@ -157,8 +157,8 @@ def create_app(
             )
         grpc_server = None
         if grpc_port is not None:
-            from accord.grpc.server import GrpcBinding, http_base_url, start_server
             from accord.grpc.services import GRPC_SERVICES
+            from accord.server.grpc_binding import GrpcBinding, http_base_url, start_server
 
             base_url = public_url or http_base_url(grpc_host, http_port, tls is not None)
             binding = GrpcBinding(pipeline, base_url)
