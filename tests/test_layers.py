@@ -28,18 +28,21 @@ ALLOWED: dict[str, set[str]] = {
     "codecs": CORE,
     "store": CORE,
     "keys": BASE,
+    "web": BASE,  # Host names, same origin, the fetch guard: the server's, the UI's, the host's
     "push": BASE | {"keys"},
     "auth": CORE | {"keys"},
     "grpc": CORE | {"codecs"},
-    "runtime": CORE | {"agents", "store", "keys"},
-    "server": CORE | {"extensions", "agents", "codecs", "store", "runtime", "grpc", "keys", "auth"},
+    "runtime": CORE | {"agents", "store", "keys", "web"},
+    "server": CORE
+    | {"extensions", "agents", "codecs", "store", "runtime", "grpc", "keys", "auth", "web"},
     "client": CORE | {"codecs", "grpc", "keys"},
     "accord": {"errors", "agents", "client", "server"},  # `accord.X`, each loaded on first use
     "samples": CORE | {"accord", "extensions", "agents", "language"},
-    "ui": CORE | {"codecs", "runtime", "server", "client"},
-    "host": CORE | {"accord", "agents", "auth", "runtime", "server", "client", "language"},
+    "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
+    "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
     "cli": CORE | {"accord", "extensions", "agents", "codecs", "store", "keys", "push", "auth",
-                   "grpc", "runtime", "server", "client", "samples", "ui", "host", "language"},
+                   "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
+                   "web"},
     "__main__": {"cli"},
 }  # fmt: skip
 """The client's `grpc` is the service tables (accord.grpc.services); the server's gRPC binding

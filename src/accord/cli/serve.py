@@ -34,10 +34,10 @@ from accord.cli.storage import (
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.runtime.delivery import RetrySchedule
 from accord.runtime.replicas import HANDOVER_TIMEOUT
-from accord.server.allowed_hosts import AllowedHosts
 from accord.server.http_limits import HttpLimits
 from accord.server.limits import Limits
 from accord.server.tls import TlsFiles
+from accord.web.allowed_hosts import AllowedHosts
 
 CARD_PATH = "/.well-known/agent-card.json"
 

@@ -18,7 +18,6 @@ from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.delivery import DeliveryWorker, RetrySchedule
 from accord.runtime.push import PushSender
 from accord.runtime.replicas import HANDOVER_TIMEOUT
-from accord.runtime.webhook_guard import WebhookGuard
 from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
 from accord.server.card_endpoint import (
     CARD_PATHS,
@@ -43,6 +42,7 @@ from accord.server.tls import TlsFiles
 from accord.store import InMemoryTaskStore, TaskStore
 from accord.store.retention import DEFAULT_CLEANUP_INTERVAL, clean_periodically
 from accord.types import TransportProtocol
+from accord.web.webhook_guard import WebhookGuard
 
 
 def create_app(

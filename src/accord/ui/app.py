@@ -31,7 +31,6 @@ from accord.codecs.interfaces import (
     interface_key,
     interface_version,
 )
-from accord.runtime.webhook_guard import WebhookGuard
 from accord.types import AgentInterface
 from accord.ui.access import SESSION_HEADER, AccessCheck, UiAccess
 from accord.ui.agent_tasks import fetch_agent_task, list_agent_tasks
@@ -39,6 +38,7 @@ from accord.ui.agents import AgentRefused, HostLink, load_agent, refresh_host, r
 from accord.ui.attachments import MAX_FILE_BYTES, AttachmentRefused, file_part
 from accord.ui.state import AgentEntry, UiState
 from accord.ui.talk import AgentCallFailed, Talker
+from accord.web.webhook_guard import WebhookGuard
 
 logger = logging.getLogger("accord.ui")
 

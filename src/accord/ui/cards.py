@@ -18,7 +18,7 @@ from jsonschema.validators import validator_for
 from accord.client.card_resolver import CardTooLarge, card_urls, get_card_body
 from accord.codecs.card import CARD_SCHEMAS, card_versions
 from accord.codecs.versions import ProtocolVersion
-from accord.runtime.guarded_transport import FetchRefused
+from accord.web.guarded_transport import FetchRefused
 
 Json = dict[str, Any]
 
