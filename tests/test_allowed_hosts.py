@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from accord.server.allowed_hosts import AllowedHosts
+from accord.web.allowed_hosts import AllowedHosts
 
 LOCAL = AllowedHosts.loopback(8000, ".example.com", "agent.io")
 

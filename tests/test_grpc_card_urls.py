@@ -30,10 +30,10 @@ from accord.grpc.generated.v0_3 import a2a_pb2 as pb3
 from accord.grpc.generated.v0_3 import a2a_pb2_grpc as rpc3
 from accord.grpc.generated.v1_0 import a2a_pb2 as pb
 from accord.grpc.generated.v1_0 import a2a_pb2_grpc as rpc
-from accord.grpc.server import http_base_url
 from accord.keys.cards import JWKS_PATH
 from accord.push import verify
 from accord.samples import echo
+from accord.server.grpc_binding import http_base_url
 from accord.types import AgentCard, PushNotificationConfig, TransportProtocol
 from agents_for_tests import EXTENDED_CARD, SAFETY_TIMEOUT
 from live_server import serve_app

@@ -14,8 +14,8 @@ from accord.auth import ApiKey, Security
 from accord.core import Principal
 from accord.host import host_agent
 from accord.host.curators import CURATOR_SCOPE
-from accord.runtime.webhook_guard import WebhookGuard
 from accord.samples import currency
+from accord.web.webhook_guard import WebhookGuard
 from agents_for_tests import CURATOR, HOST_TOKEN, SAFETY_TIMEOUT
 from card_servers import huge_card_server, internal_service
 from live_server import serve_app

@@ -19,10 +19,10 @@ from accord import Client
 from accord.cli.main import app as cli
 from accord.core import Inbound, Principal
 from accord.errors import TaskNotFound, Unauthenticated
-from accord.grpc.server import http_base_url
 from accord.keys.cards import JWKS_PATH
 from accord.runtime.push import PushSender
 from accord.server.extended_card import TARGET
+from accord.server.grpc_binding import http_base_url
 from accord.store import open_store
 from accord.types import TransportProtocol
 from agents_for_tests import SAFETY_TIMEOUT

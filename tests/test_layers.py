@@ -12,28 +12,41 @@ import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
-# What each part of accord may import besides itself (type-only imports count too); the
-# layers, bottom up: types/errors, core, codecs and store, runtime, server, client and tools.
+# What each part of accord may import besides itself: at module level, in functions and for
+# type checking alike. Every part has its row, and the rows form layers (no part reaches one
+# that reaches it back); bottom up: types/errors, core, codecs and store, runtime, server, and
+# on top the client and the tools.
 BASE = {"types", "errors"}
-CORE = BASE | {"core", "extensions"}
+CORE = BASE | {"core"}
 ALLOWED: dict[str, set[str]] = {
-    "types": {"errors"},
+    "types": set(),
     "errors": {"types"},
-    "core": CORE,
+    "core": BASE,
+    "language": set(),  # the chat model the samples and the host read requests with
     "extensions": CORE,
     "agents": CORE,
     "codecs": CORE,
     "store": CORE,
     "keys": BASE,
+    "web": BASE,  # Host names, same origin, the fetch guard: the server's, the UI's, the host's
     "push": BASE | {"keys"},
     "auth": CORE | {"keys"},
-    "runtime": CORE | {"agents", "store", "keys"},
-    "server": CORE | {"agents", "codecs", "store", "runtime", "grpc", "keys", "auth"},
-    "grpc": CORE | {"codecs", "server"},
+    "grpc": CORE | {"codecs"},
+    "runtime": CORE | {"agents", "store", "keys", "web"},
+    "server": CORE
+    | {"extensions", "agents", "codecs", "store", "runtime", "grpc", "keys", "auth", "web"},
     "client": CORE | {"codecs", "grpc", "keys"},
-}
-"""Parts not listed here (the CLI, the samples, `accord` itself) sit on top and may import
-anything; the client's `grpc` is the service tables (accord.grpc.services), never the server."""
+    "accord": {"errors", "agents", "client", "server"},  # `accord.X`, each loaded on first use
+    "samples": CORE | {"accord", "extensions", "agents", "language"},
+    "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
+    "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
+    "cli": CORE | {"accord", "extensions", "agents", "codecs", "store", "keys", "push", "auth",
+                   "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
+                   "web"},
+    "__main__": {"cli"},
+}  # fmt: skip
+"""The client's `grpc` is the service tables (accord.grpc.services); the server's gRPC binding
+is `accord.server.grpc_binding`."""
 
 HEAVY_FOR_A_CLIENT = ("starlette", "uvicorn", "sqlalchemy", "aiosqlite", "asyncpg", "redis")
 
@@ -50,9 +63,9 @@ MODULES = {
 }
 
 
-def imported(path: Path, *, type_only: bool) -> Iterator[str]:
-    """The accord modules `path` imports at module level (and, with `type_only`, in its
-    `if TYPE_CHECKING:` blocks); imports inside functions are deliberate late loads."""
+def imported(path: Path, *, type_only: bool, late: bool = False) -> Iterator[str]:
+    """The accord modules `path` imports at module level, with `type_only` also those in its
+    `if TYPE_CHECKING:` blocks, with `late` also those imported inside functions."""
 
     def walk(body: list[ast.stmt]) -> Iterator[str]:
         for node in body:
@@ -65,19 +78,23 @@ def imported(path: Path, *, type_only: bool) -> Iterator[str]:
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 yield node.module
                 yield from (f"{node.module}.{alias.name}" for alias in node.names)
-            elif isinstance(node, ast.If | ast.Try):
-                yield from walk(node.body)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if late:
+                    yield from walk(node.body)
+            else:  # if, try, with, for, class bodies...
+                for field in ("body", "orelse", "finalbody"):
+                    yield from walk(getattr(node, field, []))
                 for handler in getattr(node, "handlers", ()):
                     yield from walk(handler.body)
-                yield from walk(node.orelse)
 
     tree = ast.parse(path.read_text(encoding="utf-8"))
     yield from (name for name in walk(tree.body) if name in MODULES)
 
 
-def graph(*, type_only: bool) -> dict[str, set[str]]:
+def graph(*, type_only: bool, late: bool = False) -> dict[str, set[str]]:
     return {
-        name: set(imported(path, type_only=type_only)) - {name} for name, path in MODULES.items()
+        name: set(imported(path, type_only=type_only, late=late)) - {name}
+        for name, path in MODULES.items()
     }
 
 
@@ -119,6 +136,25 @@ def part(module: str) -> str:
     return pieces[1] if len(pieces) > 1 else "accord"
 
 
+def test_every_part_has_its_row() -> None:
+    assert {part(module) for module in MODULES} == set(ALLOWED)
+
+
+def test_the_layers_are_one_way() -> None:
+    assert cycles(ALLOWED) == []
+
+
+def test_the_agents_hand_off_to_the_server_by_name() -> None:
+    """`Agent.app` and `Agent.serve` name what serves an agent (it sits above the agents, so
+    no import of it is allowed there); the names must stay right."""
+    import accord.cli.serve
+    import accord.server
+    from accord.agents.agent import APP_FACTORY, SERVER, entry_point
+
+    assert entry_point(APP_FACTORY) is accord.server.create_app
+    assert entry_point(SERVER) is accord.cli.serve.serve_agent
+
+
 def test_the_modules_were_found() -> None:
     assert {"accord.server.pipeline", "accord.core.call_context", "accord.client"} <= set(MODULES)
 
@@ -134,11 +170,9 @@ def test_the_cycle_check_finds_a_cycle() -> None:
 def test_each_part_imports_only_the_layers_below_it() -> None:
     wrong = [
         f"{module} imports {target}"
-        for module, targets in graph(type_only=True).items()
+        for module, targets in graph(type_only=True, late=True).items()
         for target in targets
-        if part(module) in ALLOWED
-        and part(target) != part(module)
-        and part(target) not in ALLOWED[part(module)]
+        if part(target) != part(module) and part(target) not in ALLOWED[part(module)]
     ]
     assert wrong == []
 
@@ -169,3 +203,26 @@ def test_a_client_script_loads_no_server(statement: str) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip() == ""
+
+
+KEYS = ("accord.keys", "jwt", "cryptography")
+
+
+def test_a_client_loads_the_keys_only_when_trusted_keys_are_used() -> None:
+    """jwt and cryptography cost a script that only calls agents ~160 ms: loaded for
+    `trusted_keys` only."""
+    check = (
+        "import sys\n"
+        "def loaded(): return sorted({m for m in sys.modules if m.startswith(KEYS)})\n"
+        "from accord.client import Client\n"
+        "print(loaded())\n"
+        "Client('http://agent.example', trusted_keys='http://agent.example/jwks.json')\n"
+        "print(loaded())\n"
+    )
+    script = f"KEYS = {KEYS!r}\n{check}"
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    plain, trusting = result.stdout.splitlines()
+    assert plain == "[]"
+    assert "'accord.keys'" in trusting and "'jwt'" in trusting

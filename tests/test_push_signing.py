@@ -29,7 +29,6 @@ from accord.keys.notifications import SIGNATURE_HEADER, sign_notification
 from accord.push import NotificationRefused, SeenTokens, verify
 from accord.runtime.delivery import DeliveryWorker, RetrySchedule
 from accord.runtime.push import PushSender
-from accord.runtime.webhook_guard import WebhookGuard
 from accord.samples.echo import agent as echo
 from accord.store import InMemoryTaskStore
 from accord.types import (
@@ -38,6 +37,7 @@ from accord.types import (
     TaskState,
     TaskStatus,
 )
+from accord.web.webhook_guard import WebhookGuard
 from agents_for_tests import SAFETY_TIMEOUT
 from certificates import Issued, TestCA
 from live_server import serve_app

@@ -20,7 +20,6 @@ from accord.errors import UnsupportedOperation
 from accord.runtime import InProcessEventBus, TaskRuntime
 from accord.runtime.push import PushSender
 from accord.runtime.redis_bus import RedisEventBus
-from accord.runtime.webhook_guard import WebhookGuard
 from accord.store import InMemoryTaskStore, TaskStore
 from accord.store.sql.schema import tasks
 from accord.types import (
@@ -33,6 +32,7 @@ from accord.types import (
     TaskStatusUpdateEvent,
     new_id,
 )
+from accord.web.webhook_guard import WebhookGuard
 from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer, NeverFinishes
 from services import redis_url
 from stores import Backend, backend_fixture, open_backend  # noqa: F401 - fixtures

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import accord
 from accord import RequestContext, create_app
 from accord.cli.main import app as cli
-from accord.server.allowed_hosts import AllowedHosts
+from accord.web.allowed_hosts import AllowedHosts
 from rpc import request, send_params, served
 from served_process import accord_serve
 

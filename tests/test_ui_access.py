@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 
 from accord import create_app
 from accord.client import card_urls
-from accord.runtime.webhook_guard import WebhookGuard
 from accord.samples import echo
-from accord.server.allowed_hosts import AllowedHosts
-from accord.server.same_origin import foreign_origin
 from accord.ui import create_ui_app
 from accord.ui.access import UiAccess
+from accord.web.allowed_hosts import AllowedHosts
+from accord.web.same_origin import foreign_origin
+from accord.web.webhook_guard import WebhookGuard
 from card_servers import huge_card_server, internal_service
 from live_server import serve_app
 from served_process import accord_command, free_port

@@ -11,9 +11,10 @@ import httpx
 import pytest
 
 from accord import create_app
+from accord.codecs.card import card_versions
 from accord.samples import coder, currency, echo, expense, image, movies, vault
 from accord.ui import create_ui_app
-from accord.ui.cards import card_versions, check_card
+from accord.ui.cards import check_card
 from live_server import serve_app
 from ui_card_schemas import SHIPPED, SOURCES, SPEC_DIR, render, shipped_name
 from ui_pages import ui_client

@@ -18,8 +18,8 @@ from starlette.routing import Route
 from accord import Agent, create_app
 from accord.auth import ApiKey, Security
 from accord.samples import echo, vault
-from accord.server.allowed_hosts import AllowedHosts
 from accord.ui.access import UiAccess
+from accord.web.allowed_hosts import AllowedHosts
 from live_server import serve_app
 from ui_pages import serve_ui, start_conversation, turns, ui_client
 

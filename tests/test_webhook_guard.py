@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from accord.errors import InvalidParams
-from accord.runtime.webhook_guard import WebhookGuard, WebhookRefused, parse_network
 from accord.types import PushNotificationAuthenticationInfo, PushNotificationConfig
+from accord.web.webhook_guard import WebhookGuard, WebhookRefused, parse_network
 
 REFUSED = [
     ("http://127.0.0.1/hook", "loopback"),

@@ -147,6 +147,22 @@ class RateLimited(A2AError):
         self.retry_after = retry_after
 
 
+class BodyTooLarge(InvalidRequest):
+    """The request body is over the server's limit (HTTP 413)."""
+
+
+class WrongContentType(InvalidRequest):
+    """The request body is not declared as the binding's JSON (HTTP 415)."""
+
+
+class MethodNotAllowed(MethodNotFound):
+    """An HTTP+JSON route exists, but not with this HTTP method (HTTP 405)."""
+
+
+class ServerBusy(RateLimited):
+    """The server has no room for this request now (HTTP 503 with Retry-After)."""
+
+
 class RequestTimedOut(A2AError):
     """The server gave up on a request that took longer than its limit (HTTP 504, gRPC
     DEADLINE_EXCEEDED); a task it started goes on."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
 from accord.agents.executor import AgentExecutor
-from accord.extensions.base import Extension
+from accord.core.extension import Extension
 from accord.types import (
     AgentCapabilities,
     AgentCard,
@@ -19,6 +20,11 @@ from accord.types import (
 
 DEFAULT_PORT = 8000
 """Where `Agent.serve` and `accord serve` listen unless told otherwise."""
+APP_FACTORY = "accord.server:create_app"
+"""What `Agent.app` hands the agent to; named rather than imported, since the server sits
+above the agents (tests/test_layers.py checks the name)."""
+SERVER = "accord.cli.serve:serve_agent"
+"""What `Agent.serve` hands the agent to (`accord serve`'s), named for the same reason."""
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -108,9 +114,8 @@ class Agent:
 
     def app(self, **options: Any) -> Starlette:
         """An ASGI app serving this agent (see `accord.server.create_app` for options)."""
-        from accord.server import create_app
-
-        return create_app(self, **options)
+        app: Starlette = entry_point(APP_FACTORY)(self, **options)
+        return app
 
     def serve(
         self,
@@ -131,14 +136,16 @@ class Agent:
         `accord serve`, the agent answers only requests for its loopback names and `host` at
         `port` unless `allowed_hosts` names others or `public_url` says where it is reached.
         """
-        from accord.cli.errors import exit_on_errors
-        from accord.cli.serve import serve
-        from accord.cli.storage import StoreSettings
-
-        storage = StoreSettings() if store is None else StoreSettings(url=store)
         if port is None:
             port = int(os.environ.get("ACCORD_PORT", DEFAULT_PORT))
-        exit_on_errors(lambda: serve(self, host, port, log_level, storage, app_options=options))
+        entry_point(SERVER)(self, host, port, store=store, log_level=log_level, options=options)
 
     def __repr__(self) -> str:
         return f"Agent(name={self.name!r}, executor={type(self.executor).__name__})"
+
+
+def entry_point(name: str) -> Callable[..., Any]:
+    """The function `module:attribute` names, its module imported now."""
+    module, _, attribute = name.partition(":")
+    found: Callable[..., Any] = getattr(import_module(module), attribute)
+    return found

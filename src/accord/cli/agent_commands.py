@@ -21,6 +21,7 @@ from accord.cli.options import (
 )
 from accord.cli.output import new_console, print_json_line, show_card
 from accord.cli.turns import OutputChoice, Turn, show_task, take_turn
+from accord.codecs.versions import ProtocolVersion
 from accord.core.query import MAX_PAGE_SIZE
 from accord.errors import A2AClientError
 from accord.types import Part, PushNotificationConfig, TaskState
@@ -203,7 +204,7 @@ def tasks(
     The most recently updated first (A2A 1.0's ListTasks).
     """
     wanted = _task_state(state) if state is not None else None
-    with agent.connect(preferred_version="1.0") as client:
+    with agent.connect(preferred_version=ProtocolVersion.V1_0) as client:
         client.get_card()
         try:
             client.transport()

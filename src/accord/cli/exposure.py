@@ -11,8 +11,8 @@ from typing import Annotated
 import typer
 
 from accord.cli.errors import BadArgument
-from accord.runtime.webhook_guard import WebhookGuard, parse_network
-from accord.server.allowed_hosts import AllowedHosts
+from accord.web.allowed_hosts import AllowedHosts
+from accord.web.webhook_guard import WebhookGuard, parse_network
 
 FetchAllowOption = Annotated[
     list[str] | None,

@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.text import Text
 
 from accord.cli.content import describe_file
-from accord.client.interfaces import card_interfaces, describe
+from accord.client.interfaces import describe
+from accord.codecs.interfaces import card_interfaces
 from accord.types import (
     A2AModel,
     AgentCard,

@@ -21,7 +21,7 @@ from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
 from accord.cli import serve_options
-from accord.cli.errors import BadArgument
+from accord.cli.errors import BadArgument, exit_on_errors
 from accord.cli.log_config import log_config
 from accord.cli.ports import ensure_free
 from accord.cli.signing_options import TrustSettings
@@ -35,10 +35,10 @@ from accord.cli.storage import (
 from accord.runtime import DEFAULT_BUS_URL, open_bus
 from accord.runtime.delivery import RetrySchedule
 from accord.runtime.replicas import HANDOVER_TIMEOUT
-from accord.server.allowed_hosts import AllowedHosts
 from accord.server.http_limits import HttpLimits
 from accord.server.limits import Limits
 from accord.server.tls import TlsFiles
+from accord.web.allowed_hosts import AllowedHosts
 
 CARD_PATH = "/.well-known/agent-card.json"
 
@@ -134,6 +134,21 @@ def run(
         if push_schedule is not None:
             options["push_schedule"] = push_schedule
     serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits)
+
+
+def serve_agent(
+    agent: Agent,
+    host: str,
+    port: int,
+    *,
+    store: str | None,
+    log_level: str,
+    options: Mapping[str, Any],
+) -> None:
+    """`Agent.serve`: `agent` on `host:port` with the store at the URL `store` (None: its own
+    default file) until interrupted; a failure is one line on stderr and exit status 1."""
+    storage = StoreSettings() if store is None else StoreSettings(url=store)
+    exit_on_errors(lambda: serve(agent, host, port, log_level, storage, app_options=options))
 
 
 def serve(

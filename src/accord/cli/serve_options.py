@@ -9,10 +9,10 @@ import typer
 
 from accord.cli.errors import BadArgument
 from accord.cli.storage import parse_duration
-from accord.server.allowed_hosts import AllowedHosts
 from accord.server.limits import Limits
 from accord.server.public_url import check_public_url
 from accord.server.tls import TlsFiles
+from accord.web.allowed_hosts import AllowedHosts
 
 TlsCert = Annotated[
     str | None,

@@ -10,7 +10,7 @@ import typer
 
 from accord.cli.errors import BadArgument
 from accord.keys import DEFAULT_KEYS_DIR, KeyStore, KeyStoreError
-from accord.runtime.webhook_guard import parse_network
+from accord.web.webhook_guard import parse_network
 
 KeysDirOption = Annotated[
     Path,

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import httpx
-from pydantic import ValidationError
 
 from accord.client.failures import http_errors
-from accord.codecs.card_v1_0 import card_from_v1
-from accord.codecs.field_problems import describe_validation_error
-from accord.errors import A2AClientError, A2AError
-from accord.keys.cards import (
-    CardSignatureError,
-    TrustedKeys,
-    requirements_unsigned,
-    verify_card,
-)
+from accord.codecs.card import InvalidCard, read_card
+from accord.errors import A2AClientError
 from accord.types import AgentCard
+
+if TYPE_CHECKING:
+    from accord.keys.cards import TrustedKeys
 
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """Where agents publish their card: the 0.3 path first, then the 0.2 one."""
@@ -80,6 +76,12 @@ async def check_signature(
     """The id of the key among `trusted_keys` that signed the card `document` (`which` card,
     from `source`, for the error); A2AClientError when none did, or when the card declares
     security schemes but no requirement, which its signature cannot vouch for."""
+    from accord.keys.cards import (  # jwt, cryptography: only when used
+        CardSignatureError,
+        requirements_unsigned,
+        verify_card,
+    )
+
     if not isinstance(document, dict):
         raise A2AClientError(f"the {which} at {source} is not a JSON object")
     try:
@@ -96,19 +98,12 @@ async def check_signature(
 
 
 def card_from_document(document: object, source: str) -> AgentCard:
+    """The card `document` (of any version) fetched from `source`; A2AClientError when it is
+    none."""
     try:
-        if isinstance(document, dict) and "url" not in document:
-            return card_from_v1(document)  # a 1.0-only card: no 0.3 `url` beside its interfaces
-        return AgentCard.model_validate(document)
-    except ValidationError as exc:
-        reason = describe_validation_error(exc)
-        raise A2AClientError(f"the agent card at {source} is not valid: {reason}") from None
-    except A2AError as exc:
-        raise A2AClientError(f"the agent card at {source} is not valid: {exc.message}") from None
-    except (TypeError, AttributeError, LookupError) as exc:  # 1.0 fields of the wrong shapes
-        raise A2AClientError(
-            f"the agent card at {source} is not valid: a field has the wrong type ({exc})"
-        ) from None
+        return read_card(document)
+    except InvalidCard as exc:
+        raise A2AClientError(f"the agent card at {source} is not valid: {exc}") from None
 
 
 async def fetch_card(

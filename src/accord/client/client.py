@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import aclosing
 from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
@@ -21,8 +21,6 @@ from accord.client.transports.base import decoded
 from accord.codecs.base import ClientCall
 from accord.core.query import DEFAULT_PAGE_SIZE, ListTasksParams, TaskPage, TaskQuery
 from accord.errors import A2AClientError
-from accord.keys import JwksClient
-from accord.keys.cards import TrustedKeys
 from accord.types import (
     AgentCard,
     AgentInterface,
@@ -40,6 +38,9 @@ from accord.types import (
     TaskQueryParams,
     TaskState,
 )
+
+if TYPE_CHECKING:
+    from accord.keys.cards import TrustedKeys
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -114,7 +115,7 @@ class Client:
         self._transport: Transport | None = None
         # Its own HTTP client: the agent's credentials are not for whoever publishes the keys.
         self._trusted_keys = (
-            JwksClient(trusted_keys) if isinstance(trusted_keys, str) else trusted_keys
+            _jwks_client(trusted_keys) if isinstance(trusted_keys, str) else trusted_keys
         )
 
     @property
@@ -375,3 +376,10 @@ def httpx_client(
     return httpx.AsyncClient(
         timeout=timeout, auth=auth, verify=context or True, transport=transport
     )
+
+
+def _jwks_client(url: str) -> TrustedKeys:
+    """The keys published at `url` (accord.keys, with jwt and cryptography, loaded only now)."""
+    from accord.keys import JwksClient
+
+    return JwksClient(url)

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from accord.codecs import ProtocolVersion, parse_version
+from accord.codecs.interfaces import (
+    card_interfaces,
+    implied_interfaces,
+    interface_key,
+    interface_version,
+)
 from accord.errors import A2AClientError, VersionNotSupported
 from accord.types import AgentCard, AgentInterface, TransportProtocol
 
-JSONRPC = TransportProtocol.JSONRPC.value
+__all__ = ["card_interfaces", "describe", "interface_key", "jsonrpc_url", "select_interface"]
 
 
 def jsonrpc_url(card: AgentCard) -> str:
@@ -22,24 +28,6 @@ def jsonrpc_url(card: AgentCard) -> str:
     )
 
 
-def card_interfaces(card: AgentCard) -> list[AgentInterface]:
-    """Every interface of the card, in its order of preference, each with its version.
-
-    A 1.0 card lists them in `supportedInterfaces`; a 0.x card has its `url` (speaking its
-    preferred transport) and `additionalInterfaces`, all in the card's `protocolVersion`.
-    """
-    if card.supported_interfaces:
-        return list(card.supported_interfaces)
-    main = AgentInterface(
-        url=card.url, transport=card.preferred_transport or TransportProtocol.JSONRPC.value
-    )
-    listed = {(i.url, i.transport): i for i in (main, *(card.additional_interfaces or ()))}
-    return [
-        i.model_copy(update={"protocol_version": i.protocol_version or card.protocol_version})
-        for i in listed.values()
-    ]
-
-
 def select_interface(
     card: AgentCard,
     spoken: frozenset[tuple[str, ProtocolVersion]],
@@ -50,44 +38,34 @@ def select_interface(
     """The first interface of the card (in its order) that the client speaks (`spoken`) and
     that has the `transport` and `version` asked for, if any are.
 
-    A card says an interface speaks A2A 0.1 with `protocolVersion` `0.1` (or `0.1.x`); a
-    card without one is read as 0.3, so 0.1 agents, whose cards predate the field, are
-    reached by asking for version 0.1: when no interface of the card says 0.1, its first
-    JSON-RPC interface is taken to speak it. A2AClientError, listing what the card offers,
-    when no interface fits.
+    With a `version`, the interfaces the card implies are candidates too, after those it lists
+    (`implied_interfaces`: 0.1 at its JSON-RPC interface, as 0.1 cards name no version).
+    A2AClientError, listing what the card offers, when no interface fits.
     """
     wanted_version = _version(version) if version else None
-    for interface in card_interfaces(card):
+
+    def fits(interface: AgentInterface) -> bool:
         key = interface_key(interface)
-        if key is None or key not in spoken:
-            continue
-        if transport and key[0].upper() != transport.upper():
-            continue
-        if wanted_version and key[1] is not wanted_version:
-            continue
-        return interface
-    legacy = wanted_version is ProtocolVersion.V0_1 and (transport or JSONRPC).upper() == JSONRPC
-    if legacy and (JSONRPC, ProtocolVersion.V0_1) in spoken:
-        for interface in card_interfaces(card):
-            if interface.transport == JSONRPC:
-                return interface.model_copy(update={"protocol_version": ProtocolVersion.V0_1.value})
+        return (
+            key is not None
+            and key in spoken
+            and (not transport or key[0].upper() == transport.upper())
+            and (wanted_version is None or key[1] is wanted_version)
+        )
+
+    listed = card_interfaces(card)
+    implied = implied_interfaces(card) if wanted_version is not None else []
+    chosen = next((i for i in (*listed, *implied) if fits(i)), None)
+    if chosen is not None:
+        return chosen
     asked = " ".join(filter(None, (transport, version))) or "interface accord speaks"
-    offered = ", ".join(describe(i) for i in card_interfaces(card)) or "none"
+    offered = ", ".join(describe(i) for i in listed) or "none"
     raise A2AClientError(f"agent {card.name!r} offers no {asked} (it offers: {offered})")
 
 
 def describe(interface: AgentInterface) -> str:
     """`BINDING VERSION at URL`."""
-    version = interface.protocol_version or "0.3"
-    return f"{interface.transport} {version} at {interface.url}"
-
-
-def interface_key(interface: AgentInterface) -> tuple[str, ProtocolVersion] | None:
-    """The (binding, version) of an interface; None when its version is none accord knows."""
-    try:
-        return interface.transport, parse_version(interface.protocol_version or "0.3")
-    except VersionNotSupported:
-        return None
+    return f"{interface.transport} {interface_version(interface)} at {interface.url}"
 
 
 def _version(version: str) -> ProtocolVersion:

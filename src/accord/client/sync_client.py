@@ -6,7 +6,7 @@ import queue
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from functools import partial, wraps
 from types import TracebackType
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 import httpx
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -14,8 +14,10 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from accord.client.client import DEFAULT_TIMEOUT, Client
 from accord.client.credentials import Credential, Credentials
 from accord.client.event_stream import EventStream, SyncEventStream
-from accord.keys.cards import TrustedKeys
 from accord.types import AgentCard, StreamEvent
+
+if TYPE_CHECKING:
+    from accord.keys.cards import TrustedKeys
 
 P = ParamSpec("P")
 T = TypeVar("T")

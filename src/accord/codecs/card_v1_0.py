@@ -7,6 +7,7 @@ from typing import Any
 from accord.codecs.base import (
     field_error,
 )
+from accord.codecs.interfaces import LEGACY_INTERFACE_VERSION, card_interfaces, interface_version
 from accord.codecs.protojson import proto_object
 from accord.types import (
     AgentCard,
@@ -40,9 +41,6 @@ _SECURITY_SCHEMES: dict[str, tuple[str, dict[str, str]]] = {
 }
 _OAUTH_FLOWS = ("authorizationCode", "clientCredentials", "implicit", "password")
 
-LEGACY_INTERFACE_VERSION = "0.3"
-"""The protocol version of the interfaces of a card that lists only 0.3's (`url`, ...)."""
-
 
 def agent_card(card: AgentCard) -> dict[str, Any]:
     """The ProtoJSON of the 1.0 AgentCard saying what `card` says.
@@ -57,7 +55,9 @@ def agent_card(card: AgentCard) -> dict[str, Any]:
     if card.supports_authenticated_extended_card is not None:
         capabilities["extendedAgentCard"] = card.supports_authenticated_extended_card
     out["capabilities"] = capabilities
-    out["supportedInterfaces"] = [_interface(interface) for interface in _interfaces(card)]
+    out["supportedInterfaces"] = [
+        _interface(interface) for interface in card_interfaces(card, LEGACY_INTERFACE_VERSION)
+    ]
     if "securitySchemes" in obj:
         schemes = obj["securitySchemes"].items()
         out["securitySchemes"] = {name: security_scheme(scheme) for name, scheme in schemes}
@@ -105,21 +105,11 @@ def security_requirements(requirements: list[dict[str, list[str]]]) -> list[dict
     ]
 
 
-def _interfaces(card: AgentCard) -> list[AgentInterface]:
-    if card.supported_interfaces is not None:
-        return card.supported_interfaces
-    main = AgentInterface(url=card.url, transport=card.preferred_transport or "JSONRPC")
-    listed = {(i.url, i.transport): i for i in (main, *(card.additional_interfaces or ()))}
-    return [
-        i.model_copy(update={"protocol_version": LEGACY_INTERFACE_VERSION}) for i in listed.values()
-    ]
-
-
 def _interface(interface: AgentInterface) -> dict[str, Any]:
     out = {
         "url": interface.url,
         "protocolBinding": interface.transport,
-        "protocolVersion": interface.protocol_version or LEGACY_INTERFACE_VERSION,
+        "protocolVersion": interface_version(interface),
     }
     if interface.tenant:
         out["tenant"] = interface.tenant

@@ -13,6 +13,7 @@ from pydantic_core import to_json
 from accord.codecs.base import Method
 from accord.codecs.error_details import error_data, error_details
 from accord.codecs.error_names import error_of_type
+from accord.codecs.error_statuses import error_status
 from accord.codecs.v1_0 import A2A_JSON
 from accord.codecs.versions import ProtocolVersion
 from accord.errors import (
@@ -69,33 +70,10 @@ class RestCodec:
         return next(route for route in self.routes if route.name == name)
 
 
-# The A2A error codes and their HTTP status and google.rpc.Code name (spec 1.0, section 5.4);
-# the JSON-RPC framing errors are the client's mistakes, except the internal error.
-_STATUS: dict[int, tuple[int, str]] = {
-    -32700: (400, "INVALID_ARGUMENT"),  # body is not JSON
-    -32600: (400, "INVALID_ARGUMENT"),  # malformed request
-    -32601: (404, "NOT_FOUND"),  # no such route
-    -32602: (400, "INVALID_ARGUMENT"),
-    -32603: (500, "INTERNAL"),
-    -32001: (404, "NOT_FOUND"),  # TaskNotFound
-    -32002: (400, "FAILED_PRECONDITION"),  # TaskNotCancelable
-    -32003: (400, "FAILED_PRECONDITION"),  # PushNotificationNotSupported
-    -32004: (400, "FAILED_PRECONDITION"),  # UnsupportedOperation
-    -32005: (400, "INVALID_ARGUMENT"),  # ContentTypeNotSupported
-    -32006: (500, "INTERNAL"),  # InvalidAgentResponse
-    -32007: (400, "FAILED_PRECONDITION"),  # ExtendedAgentCardNotConfigured
-    -32008: (400, "FAILED_PRECONDITION"),  # ExtensionSupportRequired
-    -32009: (400, "FAILED_PRECONDITION"),  # VersionNotSupported
-    -32040: (401, "UNAUTHENTICATED"),  # Unauthenticated (accord's)
-    -32041: (403, "PERMISSION_DENIED"),  # PermissionDenied (accord's)
-    -32042: (429, "RESOURCE_EXHAUSTED"),  # RateLimited (accord's)
-    -32043: (504, "DEADLINE_EXCEEDED"),  # RequestTimedOut (accord's)
-}
-
-
 def http_status(error: A2AError) -> tuple[int, str]:
-    """The HTTP status of `error` and the google.rpc.Code name its body carries."""
-    return _STATUS.get(error.code, (500, "INTERNAL"))
+    """The HTTP+JSON status of `error` and the google.rpc.Code name its body carries."""
+    status = error_status(error)
+    return status.http, status.grpc
 
 
 def status_body(error: A2AError, http: int, status: str, codec: RestCodec | None = None) -> bytes:

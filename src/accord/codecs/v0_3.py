@@ -21,6 +21,7 @@ from accord.codecs.base import (
     validate,
     validated,
 )
+from accord.codecs.interfaces import CARD_PROTOCOL_VERSION
 from accord.codecs.protojson import PART
 from accord.codecs.versions import ProtocolVersion
 from accord.core.records import EventRecord
@@ -105,7 +106,10 @@ _ADDED_IN_1_0: dict[str, Any] = {
 
 
 def agent_card(card: AgentCard) -> dict[str, Any]:
-    """The card as 0.2 and 0.3 spell it: its canonical JSON without what 1.0 added."""
+    """The card as 0.2 and 0.3 spell it: its canonical JSON without what 1.0 added, saying
+    0.3.0 when it names no `protocolVersion`."""
+    if card.protocol_version is None:
+        card = card.model_copy(update={"protocol_version": CARD_PROTOCOL_VERSION})
     return card.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=_ADDED_IN_1_0)
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from accord.core.principal import ANONYMOUS, Principal
 
 if TYPE_CHECKING:
-    from accord.extensions.base import Extension
+    from accord.core.extension import Extension
 
 
 class CallContext:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from accord.extensions.base import Extension
+from accord.core.extension import Extension
 
 REQUEST_HEADERS = ("A2A-Extensions", "X-A2A-Extensions")
 """1.0 names the header `A2A-Extensions`; 0.3 and the extension guide `X-A2A-Extensions`."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from accord.extensions.base import Extension, ExtensionMethod
+from accord.core.extension import Extension, ExtensionMethod
 from accord.types import Message, MessageSendParams, Metadata, Task, TaskIdParams, utc_now
 
 if TYPE_CHECKING:

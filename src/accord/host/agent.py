@@ -16,8 +16,8 @@ from accord.host.registry import (
     registry_path,
 )
 from accord.host.routes import registry_routes
-from accord.runtime.webhook_guard import WebhookGuard
 from accord.types import AgentSkill
+from accord.web.webhook_guard import WebhookGuard
 
 SKILLS = [
     AgentSkill(

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from accord.core import Inbound, Principal
 from accord.errors import A2AError, Unauthenticated
 from accord.server.pipeline import Authenticator
-from accord.server.same_origin import foreign_origin
+from accord.web.same_origin import foreign_origin
 
 TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
 """The token that lets a caller add and remove the host's agents (`Authorization: Bearer`)."""

@@ -6,7 +6,7 @@ import mimetypes
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from accord.server.media_types import any_accepted
+from accord.core.media_types import any_accepted
 from accord.types import AgentCard, DataPart, FilePart, Part, TextPart
 
 UNKNOWN_TYPE = "application/octet-stream"

@@ -11,7 +11,7 @@ from typing import Any
 
 from accord.host.ranking import SkillIndex
 from accord.host.registry import RemoteAgent
-from accord.samples.language import ChatModel, ModelError
+from accord.language import ChatModel, ModelError
 
 log = logging.getLogger(__name__)
 

@@ -25,9 +25,9 @@ from accord.client.credential_settings import (
 from accord.client.interfaces import select_interface
 from accord.client.transports import TRANSPORTS
 from accord.errors import A2AClientError
-from accord.runtime.guarded_transport import GuardedTransport
-from accord.runtime.webhook_guard import WebhookGuard, WebhookRefused
 from accord.types import AgentCard
+from accord.web.guarded_transport import GuardedTransport
+from accord.web.webhook_guard import WebhookGuard, WebhookRefused
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from accord.keys.notifications import (
     sign_notification,
 )
 from accord.keys.store import KeyStore
-from accord.runtime.webhook_guard import WebhookGuard, WebhookRefused
 from accord.types import PushNotificationConfig, Task
+from accord.web.webhook_guard import WebhookGuard, WebhookRefused
 
 log = logging.getLogger("accord.push")
 

@@ -21,8 +21,8 @@ from importlib import resources
 from typing import Any
 
 import accord
+from accord import language
 from accord.agents import EventSink
-from accord.samples import language
 from accord.types import AgentSkill, Role, TaskState, TextPart
 
 CHUNK_LINES = 8

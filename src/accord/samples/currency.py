@@ -10,7 +10,7 @@ client answers in the same task (the follow-up message carries the task's id); p
 
 Rates come from the offline table shipped with accord, or from a live service
 (`ACCORD_RATES_URL`, see `accord.samples.rates`); requests are read by rules or a model
-(`accord.samples.language`).
+(`accord.language`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import asdict, replace
 from typing import Literal
 
 import accord
+from accord import language
 from accord.agents import EventSink
-from accord.samples import language
 from accord.samples.money import Conversion, from_json, parse
 from accord.samples.rates import RatesUnavailable, configured_rates, known_currencies
 from accord.types import AgentSkill, DataPart, TaskState, TextPart

@@ -30,8 +30,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import accord
+from accord import language
 from accord.agents import EventSink
-from accord.samples import language
 from accord.samples.forms import Form, FormField, Json
 from accord.samples.money import parse as parse_money
 from accord.samples.rates import known_currencies

@@ -3,7 +3,7 @@
 Shows: an agent that plans tool calls (search, details, cast over the catalog it ships),
 streams each call as a `working` status update, and answers with an artifact whose text
 names its sources and whose data part lists every tool call made and the films it used.
-With a model configured (`accord.samples.language`) the model runs the loop through the
+With a model configured (`accord.language`) the model runs the loop through the
 chat API's tool calls; otherwise built-in rules do.
 
     accord serve accord.samples.movies:agent
@@ -20,7 +20,7 @@ from typing import Protocol
 
 import accord
 from accord.agents import EventSink
-from accord.samples.language import ChatModel, ModelError, ToolCall
+from accord.language import ChatModel, ModelError, ToolCall
 from accord.samples.movie_catalog import TOOL_SPECS, Json, call_tool, catalog
 from accord.types import AgentSkill, DataPart, TaskState, TextPart
 

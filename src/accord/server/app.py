@@ -18,8 +18,6 @@ from accord.runtime import EventBus, TaskRuntime
 from accord.runtime.delivery import DeliveryWorker, RetrySchedule
 from accord.runtime.push import PushSender
 from accord.runtime.replicas import HANDOVER_TIMEOUT
-from accord.runtime.webhook_guard import WebhookGuard
-from accord.server.allowed_hosts import AllowedHosts, HostCheck
 from accord.server.body_budget import DEFAULT_BODY_BUDGET, BodyBudget
 from accord.server.card_endpoint import (
     CARD_PATHS,
@@ -44,6 +42,8 @@ from accord.server.tls import TlsFiles
 from accord.store import InMemoryTaskStore, TaskStore
 from accord.store.retention import DEFAULT_CLEANUP_INTERVAL, clean_periodically
 from accord.types import TransportProtocol
+from accord.web.allowed_hosts import AllowedHosts, HostCheck
+from accord.web.webhook_guard import WebhookGuard
 
 
 def create_app(
@@ -166,8 +166,8 @@ def create_app(
             )
         grpc_server = None
         if grpc_port is not None:
-            from accord.grpc.server import GrpcBinding, http_base_url, start_server
             from accord.grpc.services import GRPC_SERVICES
+            from accord.server.grpc_binding import GrpcBinding, http_base_url, start_server
 
             base_url = public_url or http_base_url(grpc_host, http_port, tls is not None)
             binding = GrpcBinding(pipeline, base_url)

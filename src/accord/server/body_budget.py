@@ -7,16 +7,12 @@ from typing import Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from accord.errors import RateLimited
+from accord.errors import ServerBusy
 
 DEFAULT_BODY_BUDGET: Final = 32 * 1024 * 1024
 _RESERVED: Final = "accord.body_reserved"
 _FREE_FOR_ALL: Final = 64 * 1024
 """Bodies this small are not counted: they cost less than the bookkeeping."""
-
-
-class ServerBusy(RateLimited):
-    """The server has no room for this request now (HTTP 503 with Retry-After)."""
 
 
 class BodyBudget:

@@ -5,23 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
 from email.utils import formatdate, parsedate_to_datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic_core import to_json
 from starlette.requests import Request
 from starlette.responses import Response
 
 from accord.agents.agent import Agent
-from accord.codecs import (
-    VERSION_HEADER,
-    ProtocolVersion,
-    card_v1_0,
-    named_version,
-    parse_version,
-)
-from accord.codecs.card import union_card
+from accord.codecs import VERSION_HEADER, named_version, parse_version
+from accord.codecs.card import CardShape, card_shape
 from accord.errors import AuthenticatedExtendedCardNotConfigured, VersionNotSupported
 from accord.keys.cards import JWKS_PATH, sign_card
 from accord.keys.store import KeyStore
@@ -36,13 +29,6 @@ Which = Literal["public", "extended"]
 CACHE_CONTROL: dict[Which, str] = {
     "public": "public, max-age=300",
     "extended": "private, max-age=300",  # meant for one authenticated client
-}
-
-
-Shape = Literal["union", "1.0"]
-_SHAPES: dict[Shape, Callable[[AgentCard], dict[str, Any]]] = {
-    "union": union_card,
-    "1.0": card_v1_0.agent_card,
 }
 
 
@@ -80,7 +66,7 @@ class AgentCardEndpoint:
         self.interfaces = interfaces
         self.keys = keys
         self._signer = CardSigner(keys, interfaces.public_url) if keys is not None else None
-        self._cache: dict[tuple[Which, Shape, str, str], tuple[bytes, str]] = {}
+        self._cache: dict[tuple[Which, CardShape, str, str], tuple[bytes, str]] = {}
         self._started = int(time.time())  # HTTP dates have whole seconds
         self._last_modified = formatdate(self._started, usegmt=True)
 
@@ -124,7 +110,7 @@ class AgentCardEndpoint:
         since = _http_date(request.headers.get("if-modified-since"))
         return since is not None and since >= self._started
 
-    def _render(self, which: Which, shape: Shape, base_url: str) -> tuple[bytes, str]:
+    def _render(self, which: Which, shape: CardShape, base_url: str) -> tuple[bytes, str]:
         kid = self.keys.active().kid if self.keys is not None else ""
         entry = (which, shape, base_url, kid)
         cached = self._cache.get(entry)
@@ -133,7 +119,7 @@ class AgentCardEndpoint:
                 self.agent.extended_card if which == "extended" else self.agent.card("")
             )
             assert card is not None
-            body = to_json(_SHAPES[shape](self.interfaces.card(card, base_url)))
+            body = to_json(shape(self.interfaces.card(card, base_url)))
             if self._signer is not None:
                 body = self._signer(body, base_url)
             cached = body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
@@ -142,15 +128,15 @@ class AgentCardEndpoint:
         return cached
 
 
-def _shape(request: Request) -> Shape:
-    """The 1.0 card for a request naming a 1.x version; the union card for any other (a card
-    fetch names no method, so an unknown version is no reason to refuse it)."""
+def _shape(request: Request) -> CardShape:
+    """The card's shape for the version a request names (a card fetch names no method, so an
+    unknown version is no reason to refuse it: it gets the shape of none named)."""
     named = named_version(request.headers, request.query_params)
     try:
         version = parse_version(named) if named is not None else None
     except VersionNotSupported:
         version = None
-    return "1.0" if version is ProtocolVersion.V1_0 else "union"
+    return card_shape(version)
 
 
 def _matches(if_none_match: str, etag: str) -> bool:

@@ -10,6 +10,7 @@ from accord.codecs import ProtocolVersion
 from accord.codecs.base import Method, no_params
 from accord.codecs.rest import http_status
 from accord.core import Inbound
+from accord.errors import AuthenticatedExtendedCardNotConfigured
 from accord.server.card_endpoint import AgentCardEndpoint
 from accord.server.http_request import JSON, error_headers, peer_address
 from accord.server.pipeline import RequestPipeline, Target
@@ -44,6 +45,8 @@ class ExtendedCardRoute:
         reply = await self.pipeline.run(inbound, TARGET, None, base_url=str(request.base_url))
         if reply.error is not None:
             body = to_json({"error": reply.error.to_error_object().to_wire()})
-            status = 404 if reply.error.code == -32007 else http_status(reply.error)[0]
+            status = http_status(reply.error)[0]
+            if isinstance(reply.error, AuthenticatedExtendedCardNotConfigured):
+                status = 404  # a GET of a card that is not there
             return Response(body, status, error_headers(reply.error), media_type=JSON)
         return await self.cards.extended(request)

@@ -12,21 +12,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from accord.errors import A2AError, InvalidRequest, RateLimited, Unauthenticated
+from accord.errors import A2AError, BodyTooLarge, RateLimited, Unauthenticated, WrongContentType
 from accord.server.body_budget import BodyBudget
 
 JSON = "application/json"
 _JSON_BYTES = JSON.encode()
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 _DIGITS = re.compile(r"[0-9]{1,18}")
-
-
-class BodyTooLarge(InvalidRequest):
-    """The request body is over the server's limit (HTTP 413)."""
-
-
-class WrongContentType(InvalidRequest):
-    """The request body is not declared as JSON (HTTP 415)."""
 
 
 def check_content_type(request: Request, accepted: Collection[str] = (JSON,)) -> None:

@@ -20,6 +20,7 @@ from accord.codecs import (
     named_version,
     version_hint,
 )
+from accord.codecs.error_statuses import error_status
 from accord.core import Inbound
 from accord.core.inbound import tenant_field
 from accord.core.records import EventRecord, opened_stream
@@ -28,16 +29,11 @@ from accord.errors import (
     InvalidRequest,
     MethodNotFound,
     ParseError,
-    PermissionDenied,
-    RateLimited,
-    Unauthenticated,
 )
-from accord.server.body_budget import BodyBudget, ServerBusy
+from accord.server.body_budget import BodyBudget
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
-    BodyTooLarge,
     JsonResponse,
-    WrongContentType,
     check_content_type,
     error_headers,
     peer_address,
@@ -50,15 +46,6 @@ from accord.types import JsonRpcId
 
 log = logging.getLogger("accord.server")
 
-# JSON-RPC answers 200 whatever the error, except where HTTP has the status that says it.
-_HTTP_STATUS: dict[type[A2AError], int] = {
-    ServerBusy: 503,
-    BodyTooLarge: 413,
-    WrongContentType: 415,
-    Unauthenticated: 401,
-    PermissionDenied: 403,
-    RateLimited: 429,
-}
 _NO_QUERY: Mapping[str, str] = {}
 
 
@@ -182,7 +169,7 @@ def _streams_errors(request: Request, codec: JsonRpcCodec, error: A2AError) -> b
     codec says so, when the client accepts `text/event-stream` (as every SSE client says), so
     that a client reading only events gets the error. Errors with an HTTP status of their own
     (401, 403, 413, 429, ...) keep their plain answer."""
-    if not codec.refused_stream_as_event or type(error) in _HTTP_STATUS:
+    if not codec.refused_stream_as_event or error_status(error).jsonrpc != 200:
         return False
     return "text/event-stream" in request.headers.get("accept", "").lower()
 
@@ -249,5 +236,5 @@ def _error_response(
     codec: JsonRpcCodec, request_id: JsonRpcId, error: A2AError, headers: Mapping[str, str]
 ) -> Response:
     body = _error_json(codec, _id_json(request_id), error)
-    status = _HTTP_STATUS.get(type(error), 200)
+    status = error_status(error).jsonrpc
     return JsonResponse(body, status, {**headers, **error_headers(error)})

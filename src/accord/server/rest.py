@@ -31,15 +31,14 @@ from accord.core.records import opened_stream
 from accord.errors import (
     A2AError,
     InvalidRequest,
+    MethodNotAllowed,
     MethodNotFound,
     ParseError,
 )
-from accord.server.body_budget import BodyBudget, ServerBusy
+from accord.server.body_budget import BodyBudget
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     JSON,
-    BodyTooLarge,
-    WrongContentType,
     check_content_type,
     error_headers,
     peer_address,
@@ -72,18 +71,6 @@ class _Segment(Convertor[str]):
 _SEGMENT = "a2a_segment"
 register_url_convertor(_SEGMENT, _Segment())
 
-
-class MethodNotAllowed(MethodNotFound):
-    """The route exists, but not with this HTTP method (HTTP 405)."""
-
-
-# Errors of the HTTP layer whose status is not the one of their JSON-RPC code.
-_HTTP_STATUS: dict[type[A2AError], tuple[int, str]] = {
-    ServerBusy: (503, "UNAVAILABLE"),
-    BodyTooLarge: (413, "RESOURCE_EXHAUSTED"),
-    WrongContentType: (415, "INVALID_ARGUMENT"),
-    MethodNotAllowed: (405, "UNIMPLEMENTED"),
-}
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -210,13 +197,9 @@ def _starlette_path(template: str) -> str:
 _PLAIN_FIELD = re.compile(r"\{(\w+)\}")
 
 
-def _status(error: A2AError) -> tuple[int, str]:
-    return _HTTP_STATUS.get(type(error)) or http_status(error)
-
-
 def _error_event(error: A2AError, codec: RestCodec) -> bytes:
     """The last event of a stream that fails after it started: its `google.rpc.Status`."""
-    return sse_event(status_body(error, *_status(error), codec), event="error")
+    return sse_event(status_body(error, *http_status(error), codec), event="error")
 
 
 def _error_response(
@@ -226,7 +209,7 @@ def _error_response(
 ) -> Response:
     """`error` as an HTTP status with a `google.rpc.Status` body (shaped as `codec`, the
     version of the route, says; plain JSON when no route was found)."""
-    http, status = _status(error)
+    http, status = http_status(error)
     all_headers = {
         **(headers or {}),
         **({VERSION_HEADER: codec.version} if codec else {}),

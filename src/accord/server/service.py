@@ -8,6 +8,7 @@ from dataclasses import replace
 from accord.agents.agent import Agent
 from accord.codecs.base import field_error
 from accord.core.call_context import CallContext
+from accord.core.media_types import any_accepted
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.query import ListTasksParams, TaskPage
 from accord.core.records import EventRecord, close_stream
@@ -20,7 +21,6 @@ from accord.errors import (
 )
 from accord.runtime import Execution, TaskRuntime
 from accord.server.interfaces import ServedInterfaces
-from accord.server.media_types import any_accepted
 from accord.types import (
     AgentCard,
     DeleteTaskPushNotificationConfigParams,

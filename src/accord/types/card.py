@@ -99,7 +99,7 @@ class AgentCard(A2AModel):
     default_input_modes: list[str]
     default_output_modes: list[str]
     skills: list[AgentSkill]
-    protocol_version: str = "0.3.0"
+    protocol_version: str | None = None
     preferred_transport: str | None = TransportProtocol.JSONRPC.value
     additional_interfaces: list[AgentInterface] | None = None
     provider: AgentProvider | None = None

@@ -14,8 +14,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from accord.server.allowed_hosts import AllowedHosts
-from accord.server.same_origin import foreign_origin
+from accord.web.allowed_hosts import AllowedHosts
+from accord.web.same_origin import foreign_origin
 
 SESSION_HEADER = "X-Accord-Session"
 """The header the pages send the session token in (the event stream: `?session=`)."""

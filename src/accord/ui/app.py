@@ -10,7 +10,6 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
 
-from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -24,18 +23,22 @@ from accord.client.credential_settings import (
     credentials_from_settings,
     described,
 )
-from accord.client.interfaces import card_interfaces, interface_key
 from accord.client.transports import TRANSPORTS
-from accord.codecs.card_v1_0 import card_from_v1
-from accord.errors import A2AError
-from accord.runtime.webhook_guard import WebhookGuard
-from accord.types import AgentCard
+from accord.codecs.card import InvalidCard, read_card
+from accord.codecs.interfaces import (
+    card_interfaces,
+    implied_interfaces,
+    interface_key,
+    interface_version,
+)
+from accord.types import AgentInterface
 from accord.ui.access import SESSION_HEADER, AccessCheck, UiAccess
 from accord.ui.agent_tasks import fetch_agent_task, list_agent_tasks
 from accord.ui.agents import AgentRefused, HostLink, load_agent, refresh_host, register_with_host
 from accord.ui.attachments import MAX_FILE_BYTES, AttachmentRefused, file_part
 from accord.ui.state import AgentEntry, UiState
 from accord.ui.talk import AgentCallFailed, Talker
+from accord.web.webhook_guard import WebhookGuard
 
 logger = logging.getLogger("accord.ui")
 
@@ -279,21 +282,20 @@ async def _load_agents(
 
 
 def _interfaces(card: dict[str, Any]) -> list[dict[str, Any]]:
-    """The card's interfaces, each saying whether accord speaks it; 0.1 over JSON-RPC added."""
+    """The card's interfaces, each saying whether accord speaks it, then those it implies
+    (0.1 over JSON-RPC) marked `legacy`."""
     try:
-        parsed = card_from_v1(card) if "url" not in card else AgentCard.model_validate(card)
-    except (ValidationError, A2AError):  # an invalid card: the checks say why
+        parsed = read_card(card)
+    except InvalidCard:  # the checks say why
         return []
-    found = []
-    for interface in card_interfaces(parsed):
+
+    def shown(interface: AgentInterface) -> dict[str, Any]:
         key = interface_key(interface)
-        version = interface.protocol_version or "0.3"
-        found.append({"transport": interface.transport, "version": version, "url": interface.url,
-                      "spoken": key is not None and key in TRANSPORTS})  # fmt: skip
-    if any(i["transport"] == "JSONRPC" for i in found):
-        jsonrpc = next(i for i in found if i["transport"] == "JSONRPC")
-        found.append({**jsonrpc, "version": "0.1", "spoken": True, "legacy": True})
-    return found
+        return {"transport": interface.transport, "version": interface_version(interface),
+                "url": interface.url, "spoken": key is not None and key in TRANSPORTS}  # fmt: skip
+
+    listed = [shown(interface) for interface in card_interfaces(parsed)]
+    return listed + [{**shown(i), "legacy": True} for i in implied_interfaces(parsed)]
 
 
 def _credential_settings(body: dict[str, Any]) -> dict[str, str] | None:

@@ -16,16 +16,12 @@ from jsonschema import ValidationError
 from jsonschema.validators import validator_for
 
 from accord.client.card_resolver import CardTooLarge, card_urls, get_card_body
-from accord.runtime.guarded_transport import FetchRefused
+from accord.codecs.card import CARD_SCHEMAS, card_versions
+from accord.codecs.versions import ProtocolVersion
+from accord.web.guarded_transport import FetchRefused
 
 Json = dict[str, Any]
 
-SCHEMA_FILES = {
-    "0.2": "agent-card-v0.2.json",
-    "0.3": "agent-card-v0.3.json",
-    "1.0": "agent-card-v1.0.json",
-}
-SPEC_NAMES = {"0.2": "A2A 0.2.5", "0.3": "A2A 0.3.0", "1.0": "A2A 1.0"}
 JSON_TYPES = {
     dict: "an object", list: "a list", str: "text", bool: "true or false",
     int: "a number", float: "a number", type(None): "null",
@@ -55,7 +51,7 @@ class CardCheck:
     def to_json(self) -> Json:
         return {
             "version": self.version,
-            "spec": SPEC_NAMES[self.version],
+            "spec": f"A2A {CARD_SCHEMAS[self.version]}",
             "valid": self.valid,
             "problems": self.problems,
             "notes": self.notes,
@@ -115,18 +111,6 @@ def looks_like_card(document: Json) -> bool:
     return "name" in document and any(key in document for key in CARD_MEMBERS)
 
 
-def card_versions(card: Json) -> list[str]:
-    """The versions a card speaks: 1.0 when it lists `supportedInterfaces`, its 0.x
-    `protocolVersion` (0.3 when a 0.x card names none), newest first."""
-    versions = ["1.0"] if "supportedInterfaces" in card else []
-    declared = card.get("protocolVersion")
-    if isinstance(declared, str) and declared.startswith("0.2"):
-        versions.append("0.2")
-    elif declared is not None or "url" in card or not versions:
-        versions.append("0.3")
-    return versions
-
-
 def check_card(card: Json) -> list[CardCheck]:
     """The card checked against the schema of every version it speaks."""
     return [_check(card, version) for version in card_versions(card)]
@@ -136,7 +120,7 @@ def _check(card: Json, version: str) -> CardCheck:
     result = CardCheck(version)
     for error in sorted(_validator(version).iter_errors(card), key=lambda e: list(e.absolute_path)):
         for leaf in _leaves(error):
-            if leaf.validator == "additionalProperties" and version == "1.0":
+            if leaf.validator == "additionalProperties" and version == ProtocolVersion.V1_0:
                 members = ", ".join(_where(leaf, name) for name in _extra(leaf))
                 result.notes.append(f"1.0 readers ignore {members} (not 1.0 fields)")
             else:
@@ -147,7 +131,9 @@ def _check(card: Json, version: str) -> CardCheck:
 @cache
 def _validator(version: str) -> Any:
     text = (
-        resources.files("accord.ui").joinpath("schemas", SCHEMA_FILES[version]).read_text("utf-8")
+        resources.files("accord.ui")
+        .joinpath("schemas", f"agent-card-v{version}.json")
+        .read_text("utf-8")
     )
     schema = json.loads(text)
     return validator_for(schema)(schema)

@@ -14,12 +14,12 @@ import httpx
 from accord.client import Client, Credentials
 from accord.client.credentials import CredentialsRequired, describe_requirements
 from accord.errors import A2AClientError, A2AError, PermissionDenied, Unauthenticated
-from accord.runtime.guarded_transport import GuardedTransport
-from accord.runtime.webhook_guard import WebhookGuard, WebhookRefused
 from accord.types import DataPart, FilePart, Message, Part, Role, Task, TextPart, new_id
 from accord.ui.attachments import without_bytes
 from accord.ui.recording import CURRENT_SINK, RecordingTransport
 from accord.ui.state import Conversation, Turn, UiState, hidden, secret_values
+from accord.web.guarded_transport import GuardedTransport
+from accord.web.webhook_guard import WebhookGuard, WebhookRefused
 
 logger = logging.getLogger("accord.ui")
 R = TypeVar("R")

@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx
 
-from accord.client.interfaces import JSONRPC, interface_key
 from accord.client.transports.base import IdentifiedEvents, Transport
 from accord.client.transports.jsonrpc import JsonRpcTransport
 from accord.client.transports.jsonrpc_v0_1 import JsonRpcV01Transport
 from accord.client.transports.rest import RestTransport
 from accord.codecs import ProtocolVersion, rest_v0_3, v0_1, v0_3, v1_0_client
 from accord.codecs.base import ClientCodec
+from accord.codecs.interfaces import JSONRPC, interface_key
 from accord.codecs.rest_v1_0 import REST_V1_0
 from accord.types import AgentInterface, TransportProtocol
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from accord.runtime.webhook_guard import WebhookGuard, WebhookRefused
+from accord.web.webhook_guard import WebhookGuard, WebhookRefused
 
 
 class FetchRefused(httpx.TransportError):

@@ -1,4 +1,4 @@
-"""Language understanding for the samples: built-in rules, or a chat model when one is configured.
+"""Language understanding for the samples and the host: rules, or a chat model when configured.
 
 By default every sample parses requests with deterministic rules (no network, no key). Set
 `ACCORD_LLM_BASE_URL` (an OpenAI-compatible API, e.g. `https://api.openai.com/v1`),

@@ -18,7 +18,7 @@ from pydantic_core import from_json
 from starlette.datastructures import Headers
 
 from accord.codecs.error_details import error_details
-from accord.codecs.rest import http_status
+from accord.codecs.error_statuses import error_status
 from accord.core import ClientCertificate, Inbound
 from accord.core.inbound import tenant_field
 from accord.core.records import EventRecord, close_stream
@@ -195,8 +195,8 @@ def _metadata(context: grpc.aio.ServicerContext) -> Headers:
 
 
 def grpc_status(error: A2AError) -> grpc.StatusCode:
-    """The gRPC status of `error` (spec 1.0, section 5.4, the table HTTP+JSON shares)."""
-    return grpc.StatusCode[http_status(error)[1]]
+    """The gRPC status of `error` (spec 1.0, section 5.4)."""
+    return grpc.StatusCode[error_status(error).grpc]
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: A2AError, spec: GrpcService) -> None:

@@ -1,0 +1,2 @@
+"""Web safety the server, the webhooks, the UI and the host share: the Host names a request may
+name, whether it comes from another origin, and where an outbound request may connect."""
