@@ -166,7 +166,7 @@ class SqlTaskStore(TaskStore):
         """INSERT in this dialect, with its ON CONFLICT clauses (the same on both backends)."""
         return _INSERTS[self.engine.dialect.name](table)
 
-    async def _recorded_agent(self, agent: str) -> str:
+    async def recorded_agent(self, agent: str) -> str:
         row = {"id": 1, "agent": agent, "recorded_at": datetime.now(UTC)}
         statement = self._insert(store_agent).values(row).on_conflict_do_nothing()
         async with self._writing() as connection:
@@ -229,37 +229,13 @@ class SqlTaskStore(TaskStore):
     ) -> None:
         await self.stage(task, seq, record, owner=owner, outbox=outbox, epoch=epoch)
 
-    def stage(
-        self,
-        task: Task,
-        seq: int,
-        record: EventRecord | None = None,
-        *,
-        owner: str = ANONYMOUS_OWNER,
-        outbox: Sequence[Delivery] = (),
-        epoch: int = 0,
-    ) -> Future[None]:
-        records = [record] if record is not None else []
-        return self._stage(task, seq - 1, seq, records, owner, outbox, epoch)
-
-    def stage_records(
-        self,
-        task: Task,
-        records: Sequence[EventRecord],
-        *,
-        owner: str = ANONYMOUS_OWNER,
-        outbox: Sequence[Delivery] = (),
-        epoch: int = 0,
-    ) -> Future[None]:
-        first, last = records[0].seq, records[-1].seq
-        return self._stage(task, first - 1, last, records, owner, outbox, epoch)
-
-    def _stage(
+    def stage_span(
         self,
         task: Task,
         previous: int,
         seq: int,
         records: Sequence[EventRecord],
+        *,
         owner: str,
         outbox: Sequence[Delivery],
         epoch: int,
