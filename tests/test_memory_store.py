@@ -64,7 +64,7 @@ class SlowSaves(InMemoryTaskStore):
     """A store with only `save` of its own (stages as TaskStore does), each save slower than
     the one after it."""
 
-    stage = TaskStore.stage
+    stage_span = TaskStore.stage_span
 
     def __init__(self) -> None:
         super().__init__()

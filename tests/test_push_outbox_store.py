@@ -244,7 +244,7 @@ async def test_a_claim_racing_a_requeue_never_has_two_of_a_queue_under_way(
     await claimer.claim_deliveries(NOW, NOW + LEASE, 10)
     await claimer.park_delivery(refused.id, NOW, "HTTP 404", with_queue=False)
     # The requeue commits after SQLite's claimer found its candidates, before it writes.
-    writing = claimer._writing  # type: ignore[attr-defined]
+    writing = claimer.db.writing  # type: ignore[attr-defined]
 
     @asynccontextmanager
     async def requeue_first() -> AsyncIterator[Any]:
@@ -252,7 +252,7 @@ async def test_a_claim_racing_a_requeue_never_has_two_of_a_queue_under_way(
         async with writing() as connection:
             yield connection
 
-    monkeypatch.setattr(claimer, "_writing", requeue_first)
+    monkeypatch.setattr(claimer.db, "writing", requeue_first)
     raced = await claimer.claim_deliveries(NOW, NOW + LEASE, 10)
     monkeypatch.undo()
     then = await claimer.claim_deliveries(NOW, NOW + LEASE, 10)

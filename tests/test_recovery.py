@@ -87,7 +87,7 @@ def kill(runtime: TaskRuntime) -> None:
     heartbeat = runtime.replicas._loop
     if heartbeat is not None:
         heartbeat.cancel()
-    for run in list(runtime._runs.values()):
+    for run in list(runtime._runs):
         if run.worker is not None:
             run.worker.cancel()
 
@@ -468,7 +468,9 @@ async def test_a_replica_waking_up_after_a_takeover_stops_and_leaves_the_task_as
         ended = await b.get_task(task_id)
         logged = await b.store.events_after(task_id, 0)
 
-        worker = a._runs[task_id].worker
+        run = a._runs.get(task_id)
+        assert run is not None
+        worker = run.worker
         assert worker is not None
         agent.wake.set()
         await asyncio.wait_for(agent.canceled.wait(), SAFETY_TIMEOUT)

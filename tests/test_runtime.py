@@ -23,8 +23,8 @@ from accord.errors import (
     UnsupportedOperation,
 )
 from accord.runtime import EventRecord, InProcessEventBus, TaskRuntime, bus, replicas
+from accord.runtime.lifecycle import EVENTS_PER_TURN
 from accord.runtime.publishing import AHEAD
-from accord.runtime.task_runtime import EVENTS_PER_TURN
 from accord.samples import echo
 from accord.store import InMemoryTaskStore
 from accord.types import (

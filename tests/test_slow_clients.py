@@ -20,7 +20,7 @@ import uvicorn
 import accord
 from accord import create_app
 from accord.core.records import EventRecord
-from accord.runtime import bus, task_runtime
+from accord.runtime import bus, follow
 from accord.runtime.redis_bus import RedisEventBus
 from accord.samples import echo
 from accord.server.http_limits import HttpLimits
@@ -280,7 +280,7 @@ async def test_a_stream_nobody_reads_drops_what_waits_and_catches_up_from_the_lo
     events = _sse_events(raw)
     # What waited for the reader was dropped (at most 100 records), not kept: the stream
     # read the rest from the task's log, a page at a time, and lost nothing.
-    assert pages and set(pages) == {task_runtime.CATCH_UP}
+    assert pages and set(pages) == {follow.CATCH_UP}
     seqs = [seq for seq, _ in events]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), "in order, none twice"
     kinds = [event["result"].get("kind") for _, event in events]

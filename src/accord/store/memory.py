@@ -6,7 +6,6 @@ import asyncio
 from asyncio import Future
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 from operator import itemgetter
 
@@ -16,6 +15,7 @@ from accord.core.push import PushTarget
 from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
 from accord.core.records import EventRecord
 from accord.store.base import LostTaskError, Orphan, StaleTaskError, StoredTask, TaskStore
+from accord.store.memory_outbox import InMemoryOutbox
 from accord.store.retention import CleanupReport, Retention
 from accord.types import Task
 
@@ -42,19 +42,25 @@ def _finished(task: Task, seq: int, epoch: int) -> _Finished:
 _logged_seq = itemgetter(1)
 
 
+def _alive(alive_until: dict[str, datetime], replica_id: str | None, now: datetime) -> bool:
+    until = alive_until.get(replica_id) if replica_id else None
+    return until is not None and until > now
+
+
 def _stored(entry: StoredTask | _Finished, owner: str) -> StoredTask:
     if isinstance(entry, StoredTask):
         return entry
     return StoredTask(Task.model_validate_json(entry[1]), entry[0], owner, entry[5])
 
 
-class InMemoryTaskStore(TaskStore):
-    """Keeps tasks, event logs and push configs in dictionaries; finished tasks and logged
-    events as their JSON."""
+class InMemoryTaskStore(InMemoryOutbox, TaskStore):
+    """Keeps tasks, event logs, push configs and runners in dictionaries (finished tasks and
+    logged events as their JSON), and the outbox as `InMemoryOutbox` does."""
 
     tracks_runners = True
 
     def __init__(self, retention: Retention | None = None) -> None:
+        super().__init__()
         self.retention = retention if retention is not None else Retention()
         self._tasks: dict[str, StoredTask | _Finished] = {}
         self._finished_at: dict[str, datetime] = {}
@@ -65,8 +71,6 @@ class InMemoryTaskStore(TaskStore):
         self._context_owners: dict[str, str] = {}
         self._runners: dict[str, str] = {}
         self._alive_until: dict[str, datetime] = {}
-        # The outbox, in the order deliveries were saved (which is `seq` order per queue).
-        self._outbox: dict[str, Delivery] = {}
 
     async def get(self, task_id: str, owner: str | None = None) -> StoredTask | None:
         entry = self._tasks.get(task_id)
@@ -95,37 +99,13 @@ class InMemoryTaskStore(TaskStore):
     ) -> None:
         self._save(task, seq - 1, seq, [record] if record else [], owner, outbox, epoch)
 
-    def stage(
-        self,
-        task: Task,
-        seq: int,
-        record: EventRecord | None = None,
-        *,
-        owner: str = ANONYMOUS_OWNER,
-        outbox: Sequence[Delivery] = (),
-        epoch: int = 0,
-    ) -> Future[None]:
-        records = [record] if record else []
-        return self._saved_now(task, seq - 1, seq, records, owner, outbox, epoch)
-
-    def stage_records(
-        self,
-        task: Task,
-        records: Sequence[EventRecord],
-        *,
-        owner: str = ANONYMOUS_OWNER,
-        outbox: Sequence[Delivery] = (),
-        epoch: int = 0,
-    ) -> Future[None]:
-        first, last = records[0].seq, records[-1].seq
-        return self._saved_now(task, first - 1, last, records, owner, outbox, epoch)
-
-    def _saved_now(
+    def stage_span(
         self,
         task: Task,
         previous: int,
         seq: int,
         records: Sequence[EventRecord],
+        *,
         owner: str,
         outbox: Sequence[Delivery],
         epoch: int,
@@ -176,8 +156,7 @@ class InMemoryTaskStore(TaskStore):
             bound = self.retention.max_events_per_task
             if bound is not None and len(log) > bound:
                 del log[:-bound]
-        for delivery in outbox:
-            self._outbox[delivery.id] = delivery
+        self.keep_deliveries(outbox)
 
     async def events_after(
         self, task_id: str, seq: int, limit: int | None = None
@@ -243,83 +222,6 @@ class InMemoryTaskStore(TaskStore):
             return {}
         return self._push.get(task_id, {})
 
-    async def claim_deliveries(
-        self, now: datetime, lease_until: datetime, limit: int
-    ) -> list[Delivery]:
-        claimed: list[Delivery] = []
-        queues: set[tuple[str, str]] = set()
-        for delivery in self._outbox.values():
-            queue = (delivery.task_id, delivery.queue)
-            if delivery.parked_at is not None or queue in queues:
-                continue
-            queues.add(queue)  # later ones of this queue wait for this one
-            if delivery.next_at <= now and len(claimed) < limit:
-                claimed.append(self._replace(delivery.claimed(lease_until)))
-        return claimed
-
-    async def delivered(self, delivery_id: str) -> None:
-        self._outbox.pop(delivery_id, None)
-
-    async def retry_delivery(self, delivery_id: str, next_at: datetime, error: str) -> None:
-        delivery = self._outbox.get(delivery_id)
-        if delivery is not None:
-            self._replace(replace(delivery, next_at=next_at, last_error=error))
-
-    async def park_delivery(
-        self, delivery_id: str, now: datetime, error: str, *, with_queue: bool = True
-    ) -> int:
-        parked = self._outbox.get(delivery_id)
-        if parked is None:
-            return 0
-        queue = [
-            delivery
-            for delivery in self._outbox.values()
-            if (delivery.task_id, delivery.queue) == (parked.task_id, parked.queue)
-            and delivery.parked_at is None
-            and ((delivery.seq > parked.seq and with_queue) or delivery is parked)
-        ]
-        for delivery in queue:
-            reason = error if delivery is parked else delivery.last_error or error
-            self._replace(replace(delivery, parked_at=now, last_error=reason))
-        return len(queue)
-
-    async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
-        parked = [delivery for delivery in self._outbox.values() if delivery.parked_at]
-        parked.sort(key=lambda delivery: (delivery.parked_at, delivery.seq), reverse=True)
-        return parked[:limit]
-
-    async def requeue_deliveries(
-        self,
-        now: datetime,
-        deadline: datetime,
-        *,
-        ids: Sequence[str] | None = None,
-        task_id: str | None = None,
-    ) -> int:
-        wanted = None if ids is None else set(ids)
-        chosen = [
-            delivery
-            for delivery in self._outbox.values()
-            if delivery.parked_at is not None
-            and (wanted is None or delivery.id in wanted)
-            and (task_id is None or delivery.task_id == task_id)
-        ]
-        due_at: dict[tuple[str, str], datetime] = {}  # a queue's unparked ones go first
-        for delivery in self._outbox.values():
-            if delivery.parked_at is None:
-                queue = (delivery.task_id, delivery.queue)
-                due_at[queue] = max(due_at.get(queue, now), delivery.next_at)
-        for delivery in chosen:  # replaced in place: each keeps its place in its queue
-            next_at = due_at.get((delivery.task_id, delivery.queue), now)
-            self._replace(
-                replace(delivery, attempts=0, next_at=next_at, deadline=deadline, parked_at=None)
-            )
-        return len(chosen)
-
-    def _replace(self, delivery: Delivery) -> Delivery:
-        self._outbox[delivery.id] = delivery
-        return delivery
-
     async def heartbeat(self, replica_id: str, expires_at: datetime) -> None:
         self._alive_until[replica_id] = expires_at
 
@@ -355,7 +257,7 @@ class InMemoryTaskStore(TaskStore):
             for task_id, stored in self._tasks.items()
             if isinstance(stored, StoredTask)  # a finished task has no runner to lose
             and stored.task.status.state in RUNNING_STATES
-            and not self._alive(self._runners.get(task_id), now)
+            and not _alive(self._alive_until, self._runners.get(task_id), now)
         ]
 
     async def take_over(
@@ -366,10 +268,6 @@ class InMemoryTaskStore(TaskStore):
             return None
         return self._claimed(entry, replica_id)
 
-    def _alive(self, replica_id: str | None, now: datetime) -> bool:
-        until = self._alive_until.get(replica_id) if replica_id else None
-        return until is not None and until > now
-
     async def cleanup(self, now: datetime | None = None) -> CleanupReport:
         now = now if now is not None else datetime.now(UTC)
         tasks = events = 0
@@ -379,8 +277,7 @@ class InMemoryTaskStore(TaskStore):
                 del self._tasks[task_id], self._finished_at[task_id]
                 events += len(self._events.pop(task_id, ()))
                 self._push.pop(task_id, None)
-                for delivery in [d for d in self._outbox.values() if d.task_id == task_id]:
-                    del self._outbox[delivery.id]
+                self.forget_deliveries(task_id)
                 self._runners.pop(task_id, None)
                 self._owners.pop(task_id, None)
                 tasks += 1

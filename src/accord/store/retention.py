@@ -5,11 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from accord.store.base import TaskStore
+from datetime import datetime, timedelta
+from typing import Protocol
 
 log = logging.getLogger("accord.store")
 
@@ -52,7 +49,13 @@ class CleanupReport:
     events: int = 0
 
 
-async def clean_periodically(store: TaskStore, interval: float) -> None:
+class Cleanable(Protocol):
+    """A store that forgets what its retention says is old (`TaskStore.cleanup`)."""
+
+    async def cleanup(self, now: datetime | None = None) -> CleanupReport: ...
+
+
+async def clean_periodically(store: Cleanable, interval: float) -> None:
     """Run `store.cleanup()` now and then every `interval` seconds, until cancelled.
 
     A failed cleanup is logged and tried again at the next interval.

@@ -8,7 +8,6 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, Table, bindparam, delete, func, insert, select, update
 
-from accord.store.base import LostTaskError, StaleTaskError
 from accord.store.sql.group_commit import Outcome
 from accord.store.sql.rows import TASK_CHANGES
 from accord.store.sql.schema import (
@@ -18,6 +17,7 @@ from accord.store.sql.schema import (
     task_snapshots,
     tasks,
 )
+from accord.store.stored import LostTaskError, StaleTaskError
 
 
 @dataclass(slots=True, frozen=True)

@@ -15,8 +15,8 @@ from accord.core.deliveries import Delivery
 from accord.core.push import PushTarget
 from accord.core.query import status_time
 from accord.core.records import EventRecord
-from accord.store.base import StoredTask
 from accord.store.sql.schema import tasks
+from accord.store.stored import StoredTask
 from accord.types import PushNotificationConfig, Task, TaskArtifactUpdateEvent
 
 TASK_CHANGES = tuple(
