@@ -14,7 +14,8 @@ from accord.push import DELIVERY_ID_HEADER
 from agents_for_tests import SAFETY_TIMEOUT
 from rpc import connect, send_params
 from served_process import ServedProcess, accord_serve
-from test_replicas import FAST, pg_store, redis_bus, replicas, sqlite_store  # noqa: F401
+from services import redis_bus_fixture  # noqa: F401 - a fixture
+from test_replicas import FAST, pg_store, replicas, sqlite_store  # noqa: F401
 from webhooks import Webhook, receiving
 
 pytestmark = pytest.mark.processes
