@@ -66,7 +66,7 @@ async def test_a_delivery_pending_when_the_server_is_killed_goes_out_after_its_r
 
 async def test_a_delivery_pending_on_a_killed_replica_goes_out_from_another(
     pg_store: str,  # noqa: F811
-    redis_bus: str,  # noqa: F811
+    redis_bus: str,
 ) -> None:
     hook = Webhook(failures=DOWN)
     with (
