@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from accord.core.records import EventRecord
@@ -92,6 +92,16 @@ async def snapshot(store: TaskStore, task_id: str) -> tuple[Any, ...]:
 
 @PROPERTY
 @given(rounds=steps)
+@example(  # a stale save, then one from the version the store holds, in one commit
+    rounds=[
+        [("write", "A", TaskState.WORKING, False, 0, False), ("claim", "B")],
+        [
+            ("write", "B", TaskState.WORKING, False, -1, False),
+            ("write", "B", TaskState.COMPLETED, False, 0, False),
+            ("claim", "A"),
+        ],
+    ]
+)
 async def test_claimants_with_stale_epochs_never_change_an_ended_task(
     store: TaskStore, rounds: list[list[tuple[Any, ...]]]
 ) -> None:
@@ -119,6 +129,11 @@ async def test_claimants_with_stale_epochs_never_change_an_ended_task(
             if previous < 1:
                 continue
             task, record = version(task_id, state, previous + 1, artifact)
+            if staged and not staged[-1][1]:
+                # A save staged behind a refused one in one commit may be merged with it and
+                # refused too (the store cannot tell a writer's version from another's at the
+                # same number): which of them the store takes is only certain in turn.
+                await asyncio.gather(*(saved for saved, _ in staged), return_exceptions=True)
             saved = store.stage_records(task, [record], epoch=who.epoch)
             accepted = model.accepts(previous, who.epoch)
             staged.append((saved, accepted))
