@@ -3,16 +3,15 @@ allowed hosts."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from accord.cli.errors import BadArgument
 from accord.cli.storage import parse_duration
+from accord.server.config import ServerConfig, ServerConfigError
 from accord.server.limits import Limits
-from accord.server.public_url import check_public_url
 from accord.server.tls import TlsFiles
-from accord.web.allowed_hosts import AllowedHosts
 
 TlsCert = Annotated[
     str | None,
@@ -95,24 +94,29 @@ AllowedHostOption = Annotated[
 ]
 
 
-def allowed_hosts(patterns: list[str] | None) -> AllowedHosts | None:
-    """The hosts the options allow (None: none given), each pattern checked."""
-    if not patterns:
-        return None
-    try:
-        return AllowedHosts(patterns)
-    except ValueError as exc:
-        raise BadArgument(f"--allowed-host: {exc}") from None
+_OPTION_OF = {
+    "public_url": "--public-url",
+    "allowed_hosts": "--allowed-host",
+    "push_allow": "--push-allow",
+    "grpc_port": "--grpc-port",
+    "http_port": "--port",
+    "runner_ttl": "--runner-ttl",
+    "handover_timeout": "--handover-timeout",
+    "cleanup_interval": "--cleanup-interval",
+}
+"""The option that sets each ServerConfig setting, named in its errors."""
 
 
-def public_url(text: str | None) -> str | None:
-    """The public URL the option gives, checked (`check_public_url`)."""
-    if text is None:
-        return None
+def server_config(**settings: Any) -> ServerConfig:
+    """The ServerConfig of the options' settings; one that cannot be is BadArgument naming
+    its option."""
     try:
-        return check_public_url(text, "--public-url")
-    except ValueError as exc:
-        raise BadArgument(str(exc)) from None
+        return ServerConfig(**settings)
+    except ServerConfigError as exc:
+        message, option = str(exc), _OPTION_OF.get(exc.field)
+        if option is not None and message.startswith(exc.field):
+            message = option + message.removeprefix(exc.field)
+        raise BadArgument(message) from None
 
 
 def tls_files(cert: str | None, key: str | None, client_ca: str | None) -> TlsFiles | None:

@@ -17,7 +17,7 @@ from accord.cli.push_options import (
     PushTries,
     retry_schedule,
 )
-from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSettings
+from accord.cli.signing_options import KeysDirOption, PushAllowOption
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
 from accord.runtime.replicas import HANDOVER_TIMEOUT
@@ -191,43 +191,43 @@ def serve(
     """
 
     interval = storage.parse_duration("--cleanup-interval", cleanup_interval)
-    settings = storage.StoreSettings(
-        url=store,
-        retention=Retention(
-            finished_task_ttl=storage.parse_duration("--task-ttl", task_ttl),
-            event_ttl=storage.parse_duration("--event-ttl", event_ttl),
-            max_events_per_task=max_task_events,
-        ),
+    config = serve_options.server_config(
+        public_url=public_url,
+        allowed_hosts=allowed_host or None,
+        runner_ttl=_seconds("--runner-ttl", runner_ttl),
+        handover_timeout=_seconds("--handover-timeout", handover_timeout),
         cleanup_interval=interval.total_seconds() if interval is not None else None,
-        agent=store_agent,
-        pool_size=store_pool,
+        grpc_port=grpc_port,
+        tls=serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
+        limits=serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
+        debug=debug,
+        push_allow=push_allow or (),
+        push_schedule=retry_schedule(push_tries, push_backoff, push_backoff_max, push_deadline),
+        store_agent=store_agent,
     )
-    serving.run(
-        target,
+    settings = serving.ServeSettings(
         host,
         port,
         log_level,
-        settings,
-        serving.ReplicaSettings(
-            bus_url=bus,
-            runner_ttl=_seconds("--runner-ttl", runner_ttl),
-            graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
-            handover_timeout=_seconds("--handover-timeout", handover_timeout),
+        storage.StoreSettings(
+            url=store,
+            retention=Retention(
+                finished_task_ttl=storage.parse_duration("--task-ttl", task_ttl),
+                event_ttl=storage.parse_duration("--event-ttl", event_ttl),
+                max_events_per_task=max_task_events,
+            ),
+            pool_size=store_pool,
         ),
-        grpc_port,
-        serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
-        serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
-        HttpLimits(
+        bus_url=bus,
+        graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
+        http_limits=HttpLimits(
             header_timeout=_seconds("--header-timeout", header_timeout),
             body_timeout=_seconds("--body-timeout", body_timeout),
             max_connections=max_connections,
         ),
-        debug,
-        TrustSettings(keys, tuple(push_allow or ())),
-        public_url,
-        push_schedule=retry_schedule(push_tries, push_backoff, push_backoff_max, push_deadline),
-        allowed_hosts=allowed_host,
+        keys_dir=keys,
     )
+    serving.run(target, settings, config)
 
 
 def _seconds(option: str, text: str) -> float:
