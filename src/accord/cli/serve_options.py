@@ -1,5 +1,4 @@
-"""`accord serve`'s options for TLS (mutual TLS too), abuse limits, the public URL and the
-allowed hosts."""
+"""`accord serve`'s options (but for signing and push) and the ServerConfig made of them."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from accord.cli.storage import parse_duration
 from accord.server.config import ServerConfig, ServerConfigError
 from accord.server.limits import Limits
 from accord.server.tls import TlsFiles
+from accord.store.pools import MAX_OVERFLOW, POOL_SIZE, POSTGRES_POOL_SIZE
 
 TlsCert = Annotated[
     str | None,
@@ -91,6 +91,106 @@ AllowedHostOption = Annotated[
         " it [an agent with --public-url answers any Host unless this is given].",
         show_default=False,
     ),
+]
+
+
+# The options of the store, the replicas, the connections and development.
+
+StoreAgentOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAME",
+        envvar="ACCORD_STORE_AGENT",
+        help="The agent name the store keeps tasks under (default: the agent's own). A"
+        " store keeping another name's tasks is refused: give an earlier name only to hand"
+        " its tasks on to this agent on purpose.",
+        show_default=False,
+    ),
+]
+TaskTtlOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION",
+        help="Keep finished tasks this long (30s, 15m, 12h, 7d; off: forever).",
+    ),
+]
+EventTtlOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION",
+        help="Keep logged task events this long (off: as long as the task).",
+    ),
+]
+MaxTaskEventsOption = Annotated[
+    int, typer.Option(min=1, metavar="N", help="Keep at most this many recent events per task.")
+]
+CleanupIntervalOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION", help="How often to forget expired tasks and events (off: never)."
+    ),
+]
+StorePoolOption = Annotated[
+    int | None,
+    typer.Option(
+        metavar="N",
+        min=1,
+        help="Open at most N connections to a SQL store (replicas times N must fit PostgreSQL's"
+        f" max_connections) [default: {POSTGRES_POOL_SIZE} on PostgreSQL, {POOL_SIZE}"
+        f" (+{MAX_OVERFLOW} under load) on SQLite].",
+        show_default=False,
+    ),
+]
+BusOption = Annotated[
+    str,
+    typer.Option(
+        metavar="URL",
+        envvar="ACCORD_BUS",
+        help="Event bus: memory (one server) or redis://host:6379/0 (several replicas).",
+    ),
+]
+RunnerTtlOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION", help="A replica silent this long has its running tasks taken over."
+    ),
+]
+HandoverTimeoutOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION",
+        help="A cancel for a task another replica runs waits this long for it, then cancels"
+        " the task here.",
+    ),
+]
+GracefulTimeoutOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION", help="On SIGTERM, wait this long for open requests and streams."
+    ),
+]
+GrpcPortOption = Annotated[
+    int | None,
+    typer.Option(
+        metavar="PORT",
+        help="Also serve A2A over gRPC (1.0 and 0.3) on this port (grpc extra).",
+        show_default=False,
+    ),
+]
+MaxConnectionsOption = Annotated[
+    int,
+    typer.Option(metavar="N", min=1, help="Refuse connections past this many (503)."),
+]
+HeaderTimeoutOption = Annotated[
+    str,
+    typer.Option(metavar="DURATION", help="A request's headers must arrive in this time."),
+]
+BodyTimeoutOption = Annotated[
+    str,
+    typer.Option(metavar="DURATION", help="A request's body must arrive in this time."),
+]
+DebugOption = Annotated[
+    bool, typer.Option(help="Tell callers the agent's and server's errors (development).")
 ]
 
 
