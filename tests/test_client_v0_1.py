@@ -21,7 +21,7 @@ from accord import A2AClientError, Client, SyncClient
 from accord.cli.main import app as cli
 from accord.client.interfaces import select_interface
 from accord.client.transports import TRANSPORTS
-from accord.codecs import v0_1
+from accord.codecs import v0_1_json
 from accord.errors import TaskNotCancelable, TaskNotFound
 from accord.samples import echo
 from accord.types import (
@@ -530,7 +530,7 @@ def test_0_1_results_become_canonical_objects() -> None:
         "history": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}],
         "metadata": {"origin": "0.1"},
     }
-    task = v0_1.task_from(wire)
+    task = v0_1_json.task_from(wire)
 
     assert (task.id, task.context_id, task.status.state) == ("t-1", "s-1", TaskState.INPUT_REQUIRED)
     assert task.status.message is not None and task.status.message.text == "more?"
@@ -551,7 +551,7 @@ def test_0_1_results_become_canonical_objects() -> None:
         },
         "final": False,
     }
-    event = v0_1.event_from(chunk, "s-1")
+    event = v0_1_json.event_from(chunk, "s-1")
     assert isinstance(event, TaskArtifactUpdateEvent)
     assert (event.task_id, event.context_id, event.artifact.artifact_id) == ("t-1", "s-1", "5")
     assert (event.append, event.last_chunk) == (True, False)

@@ -9,7 +9,8 @@ import pytest
 
 from accord.codecs import V10Codec
 from accord.codecs.rest import error_from_status, http_status, rest_request, status_body
-from accord.codecs.rest_v0_3 import CLIENT, REST_V0_3
+from accord.codecs.rest_v0_3 import REST_V0_3
+from accord.codecs.rest_v0_3_client import CLIENT
 from accord.codecs.rest_v1_0 import REST_V1_0
 from accord.core.records import EventRecord
 from accord.errors import (

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from accord.codecs import JSONRPC_CODECS, ProtocolVersion
-from accord.codecs.v0_1 import CLIENT
+from accord.codecs.v0_1_client import CLIENT
 from accord.errors import (
     A2AClientError,
     ExtensionSupportRequired,

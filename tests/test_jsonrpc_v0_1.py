@@ -9,7 +9,8 @@ import pytest
 
 from accord import Agent, AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import EventSink
-from accord.codecs.v0_1 import EventRenderer, task_json
+from accord.codecs.v0_1 import EventRenderer
+from accord.codecs.v0_1_json import task_json
 from accord.runtime import EventRecord
 from accord.samples import echo
 from accord.types import (

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from accord import Agent, AgentExecutor, create_app
-from accord.codecs.rest_v0_3 import MESSAGE, PART, proto_card
+from accord.codecs.protojson_v0_3 import MESSAGE, PART, proto_card
 from accord.errors import InvalidParams
 from accord.types import (
     AgentCapabilities,

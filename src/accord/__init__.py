@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from accord.agents import Agent, AgentExecutor, RequestContext, TaskUpdater, agent
     from accord.client import Client, SyncClient
     from accord.errors import A2AClientError, A2AError
-    from accord.server import create_app
+    from accord.server import ServerConfig, create_app
 
 __version__ = "0.1.0"
 
@@ -22,6 +22,7 @@ _WHERE = {
     "AgentExecutor": "accord.agents",
     "Client": "accord.client",
     "RequestContext": "accord.agents",
+    "ServerConfig": "accord.server",
     "SyncClient": "accord.client",
     "TaskUpdater": "accord.agents",
     "agent": "accord.agents",
@@ -35,6 +36,7 @@ __all__ = [
     "AgentExecutor",
     "Client",
     "RequestContext",
+    "ServerConfig",
     "SyncClient",
     "TaskUpdater",
     "__version__",

@@ -113,7 +113,8 @@ class Agent:
         return self._card.model_copy(update={"url": url})
 
     def app(self, **options: Any) -> Starlette:
-        """An ASGI app serving this agent (see `accord.server.create_app` for options)."""
+        """An ASGI app serving this agent (`options`: those of `accord.server.create_app`, its
+        `config` among them)."""
         app: Starlette = entry_point(APP_FACTORY)(self, **options)
         return app
 
@@ -124,6 +125,7 @@ class Agent:
         *,
         store: str | None = None,
         log_level: str = "warning",
+        config: Any = None,
         **options: Any,
     ) -> None:
         """Serve this agent until interrupted, as `accord serve module:agent` does.
@@ -132,13 +134,16 @@ class Agent:
         the store at the URL `store`: by default a SQLite file of its own under `./.accord`
         (`default_store_url`: named after the agent), `memory`
         to keep none. It says on stderr where it serves and where tasks are kept, and ends
-        with one line if the port is taken. `options` go to `accord.create_app`; as with
+        with one line if the port is taken. `config` (an `accord.ServerConfig`) and
+        `options` (its settings by name, set over `config`'s) say how it is served; as with
         `accord serve`, the agent answers only requests for its loopback names and `host` at
         `port` unless `allowed_hosts` names others or `public_url` says where it is reached.
         """
         if port is None:
             port = int(os.environ.get("ACCORD_PORT", DEFAULT_PORT))
-        entry_point(SERVER)(self, host, port, store=store, log_level=log_level, options=options)
+        entry_point(SERVER)(
+            self, host, port, store=store, log_level=log_level, config=config, options=options
+        )
 
     def __repr__(self) -> str:
         return f"Agent(name={self.name!r}, executor={type(self.executor).__name__})"

@@ -23,6 +23,7 @@ from accord.host.registry import (
     REGISTRY_VARIABLE,
     initial_urls,
 )
+from accord.keys import DEFAULT_KEYS_DIR
 
 
 @reports_errors
@@ -70,8 +71,8 @@ def host(
     from accord.host import host_agent
     from accord.host.curators import CURATOR_SCOPE, TOKEN_VARIABLE
 
-    public_url = serve_options.public_url(public_url)  # checked before saying anything
-    serve_options.allowed_hosts(allowed_host)  # checked before saying anything
+    # checked before saying anything
+    config = serve_options.server_config(public_url=public_url, allowed_hosts=allowed_host or None)
     guard = exposure.fetch_guard(host, fetch_allow)
     token = os.environ.get(TOKEN_VARIABLE) or secrets.token_urlsafe(24)
     security = None
@@ -98,8 +99,9 @@ def host(
             err=True,
         )
     agent = host_agent(registry, known, token=token, security=security, fetch_guard=guard)
-    serving.run(agent, host, port, log_level, StoreSettings(url=store), public_url=public_url,
-                allowed_hosts=allowed_host)  # fmt: skip
+    storage = StoreSettings(url=store)
+    settings = serving.ServeSettings(host, port, log_level, storage, keys_dir=DEFAULT_KEYS_DIR)
+    serving.run(agent, settings, config)
 
 
 def register(app: typer.Typer) -> None:

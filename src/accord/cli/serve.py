@@ -10,8 +10,9 @@ import ipaddress
 import os
 import sys
 import traceback
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -20,11 +21,10 @@ import uvicorn
 from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
-from accord.cli import serve_options
 from accord.cli.errors import BadArgument, exit_on_errors
 from accord.cli.log_config import log_config
 from accord.cli.ports import ensure_free
-from accord.cli.signing_options import TrustSettings
+from accord.cli.signing_options import open_keys
 from accord.cli.storage import (
     StoreSettings,
     display_url,
@@ -33,11 +33,8 @@ from accord.cli.storage import (
     prepare_store,
 )
 from accord.runtime import DEFAULT_BUS_URL, open_bus
-from accord.runtime.delivery import RetrySchedule
-from accord.runtime.replicas import HANDOVER_TIMEOUT
+from accord.server.config import ServerConfig
 from accord.server.http_limits import HttpLimits
-from accord.server.limits import Limits
-from accord.server.tls import TlsFiles
 from accord.web.allowed_hosts import AllowedHosts
 
 CARD_PATH = "/.well-known/agent-card.json"
@@ -76,64 +73,29 @@ def _missing_attribute(module: ModuleType, attribute: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class ReplicaSettings:
-    """How a server works with other replicas: the bus, the runner TTL, the hand-over wait of
-    a cancel, the shutdown grace."""
+class ServeSettings:
+    """How `accord serve` runs its server process: the address, uvicorn's log level, the
+    store, the bus, the shutdown grace, each connection's limits, and the key store's
+    directory (None: the config's keys, or a key made in memory)."""
 
+    host: str
+    port: int
+    log_level: str = "info"
+    storage: StoreSettings = field(default_factory=StoreSettings)
     bus_url: str = DEFAULT_BUS_URL
-    runner_ttl: float = 15.0
     graceful_timeout: float = 10.0
-    handover_timeout: float = HANDOVER_TIMEOUT
+    http_limits: HttpLimits = field(default_factory=HttpLimits)
+    keys_dir: Path | None = None
 
 
-def run(
-    target: str | Agent,
-    host: str,
-    port: int,
-    log_level: str,
-    storage: StoreSettings | None = None,
-    replica: ReplicaSettings | None = None,
-    grpc_port: int | None = None,
-    tls: TlsFiles | None = None,
-    limits: Limits | None = None,
-    http_limits: HttpLimits | None = None,
-    debug: bool = False,
-    trust: TrustSettings | None = None,
-    public_url: str | None = None,
-    *,
-    push_schedule: RetrySchedule | None = None,
-    allowed_hosts: Sequence[str] | None = None,
-) -> None:
+def run(target: str | Agent, settings: ServeSettings, config: ServerConfig | None = None) -> None:
     """Serve the agent or app named by `target` (or the agent `target` is) until interrupted
-    (see `serve`); `tls` serves HTTPS (and gRPC over TLS), `limits` bound callers,
-    `http_limits` each connection; `debug` shows callers the errors of the agent and the
-    server (for development only); an agent signs with the key store `trust` names and
-    retries webhook deliveries on `push_schedule` (default: RetrySchedule()); `public_url`
-    (checked: `serve_options.public_url`) is where clients reach it; `allowed_hosts` the
-    `Host` names it answers besides those it is served at (see `accord.create_app`)."""
-    if log_level not in LOG_LEVELS:
-        raise BadArgument(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
-    trust = trust if trust is not None else TrustSettings()
-    trust.check()
-    public_url = serve_options.public_url(public_url)
-    hosts = serve_options.allowed_hosts(list(allowed_hosts or ()))
+    (see `serve`)."""
+    if settings.log_level not in LOG_LEVELS:
+        levels = ", ".join(LOG_LEVELS)
+        raise BadArgument(f"--log-level must be one of {levels}, got {settings.log_level!r}")
     found = find_target(target) if isinstance(target, str) else target
-    options: dict[str, Any] = {}
-    if public_url is not None:
-        options["public_url"] = public_url
-    if hosts is not None:
-        options["allowed_hosts"] = hosts
-    if tls is not None:
-        options["tls"] = tls
-    if limits is not None:
-        options["limits"] = limits
-    if debug:
-        options["debug"] = True
-    if isinstance(found, Agent):
-        options.update(trust.app_options())
-        if push_schedule is not None:
-            options["push_schedule"] = push_schedule
-    serve(found, host, port, log_level, storage, replica, grpc_port, options, tls, http_limits)
+    serve(found, settings, config)
 
 
 def serve_agent(
@@ -143,103 +105,101 @@ def serve_agent(
     *,
     store: str | None,
     log_level: str,
+    config: ServerConfig | None = None,
     options: Mapping[str, Any],
 ) -> None:
     """`Agent.serve`: `agent` on `host:port` with the store at the URL `store` (None: its own
-    default file) until interrupted; a failure is one line on stderr and exit status 1."""
-    storage = StoreSettings() if store is None else StoreSettings(url=store)
-    exit_on_errors(lambda: serve(agent, host, port, log_level, storage, app_options=options))
+    default file), as `config` and `options` say (see `ServerConfig.of`), until interrupted;
+    a failure is one line on stderr and exit status 1."""
+
+    def start() -> None:
+        try:
+            served = ServerConfig.of(config, **options)
+        except (TypeError, ValueError) as exc:  # a setting unknown or that cannot be
+            raise BadArgument(str(exc)) from None
+        settings = ServeSettings(host, port, log_level, StoreSettings(url=store))
+        serve(agent, settings, served)
+
+    exit_on_errors(start)
 
 
-def serve(
-    found: Any,
-    host: str,
-    port: int,
-    log_level: str = "info",
-    storage: StoreSettings | None = None,
-    replica: ReplicaSettings | None = None,
-    grpc_port: int | None = None,
-    app_options: Mapping[str, Any] | None = None,
-    tls: TlsFiles | None = None,
-    http_limits: HttpLimits | None = None,
-) -> None:
+_AGENT_ONLY = ("grpc_port", "tls", "limits", "public_url", "allowed_hosts", "debug")
+"""The settings that only an agent's server has: an ASGI app given one is refused."""
+
+
+def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = None) -> None:
     """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked before
     the server starts, after the store and the bus. Every connection is held to
-    `http_limits` (default `HttpLimits()`).
+    `settings.http_limits`.
 
-    An agent gets the store `storage` names (its schema upgraded first) and the bus
-    `replica` names, and with `grpc_port` the gRPC services on that port of `host`; it says
-    on stderr where it is served and where its tasks are kept. An ASGI app is served as it is.
+    An agent gets the store and the bus `settings` name (the store's schema upgraded first),
+    served as `config` says; it says on stderr where it is served and where its tasks are
+    kept. An ASGI app is served as it is.
     """
-    replica = replica if replica is not None else ReplicaSettings()
-    if (grpc_port is not None or app_options) and not isinstance(found, Agent):
+    config = config if config is not None else ServerConfig()
+    if isinstance(found, Agent):
+        app = _agent_app(found, settings, config)
+    elif any(getattr(config, name) != getattr(_DEFAULTS, name) for name in _AGENT_ONLY):
         raise BadArgument(
             "--grpc-port, TLS, limits, --public-url and --allowed-host serve an accord.Agent,"
             " not an ASGI app"
         )
-    if isinstance(found, Agent):
-        app = _agent_app(found, host, port, storage, replica, grpc_port, app_options or {})
     else:
-        ensure_free(host, port)
+        ensure_free(settings.host, settings.port)
         app = found
     _tune_gc()
     _tune_malloc()
-    server_options = tls.uvicorn_options() if tls is not None else {}
-    server_options |= (http_limits or HttpLimits()).uvicorn_options(server_options.get("http"))
+    server_options = config.tls.uvicorn_options() if config.tls is not None else {}
+    server_options |= settings.http_limits.uvicorn_options(server_options.get("http"))
     uvicorn.run(
         app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        log_config=log_config(log_level),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        log_config=log_config(settings.log_level),
         access_log=False,
-        timeout_graceful_shutdown=int(replica.graceful_timeout) or 1,
+        timeout_graceful_shutdown=int(settings.graceful_timeout) or 1,
         **server_options,
     )
 
 
-def _agent_app(
-    agent: Agent,
-    host: str,
-    port: int,
-    storage: StoreSettings | None,
-    replica: ReplicaSettings,
-    grpc_port: int | None,
-    app_options: Mapping[str, Any],
-) -> Any:
+_DEFAULTS = ServerConfig()
+
+
+def _agent_app(agent: Agent, settings: ServeSettings, config: ServerConfig) -> Any:
     """The agent's app on its store and bus, once they open and the ports are free."""
-    storage = storage if storage is not None else StoreSettings()
-    store_agent = app_options.get("store_agent") or storage.agent or agent.name
+    host, port, storage = settings.host, settings.port, settings.storage
+    store_agent = config.store_agent or agent.name
     store_url = storage.url_for(store_agent)
     store = prepare_store(store_url, storage.retention, store_agent, storage.pool_size)
     try:
-        bus = open_bus(replica.bus_url)
+        bus = open_bus(settings.bus_url)
     except ValueError as exc:
         raise BadArgument(f"--bus: {exc}") from None
-    hosts, hosts_line = _answered_hosts(host, port, app_options)
-    options: dict[str, Any] = {
-        "store": store,
-        "bus": bus,
-        "runner_ttl": replica.runner_ttl,
-        "handover_timeout": replica.handover_timeout,
-        "cleanup_interval": storage.cleanup_interval,
-        "grpc_port": grpc_port,
-        "grpc_host": host,
-        "http_port": port,
-        "store_agent": store_agent,
-    }
+    hosts, hosts_line = _answered_hosts(host, port, config)
+    keys = config.keys
+    if keys is None and settings.keys_dir is not None:
+        keys = open_keys(settings.keys_dir)
+    config = replace(
+        config,
+        allowed_hosts=hosts,
+        keys=keys,
+        grpc_host=host,
+        http_port=port,
+        store_agent=store_agent,
+    )
     try:
-        app = agent.app(**{**options, **app_options, "allowed_hosts": hosts})
-    except ValueError as exc:  # the agent or an option set up wrong: say so in one line
+        app = agent.app(config=config, store=store, bus=bus)
+    except ValueError as exc:  # the agent set up wrong: say so in one line
         raise BadArgument(str(exc)) from None
     ensure_free(host, port)  # after the app: an agent set up wrong is said first
-    if grpc_port is not None:
-        ensure_free(host, grpc_port, "--grpc-port")
-    scheme = "https" if "tls" in app_options else "http"
+    if config.grpc_port is not None:
+        ensure_free(host, config.grpc_port, "--grpc-port")
+    scheme = "https" if config.tls is not None else "http"
     url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
     typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
-    if app_options.get("public_url"):
-        typer.echo(f"accord: clients reach it at {app_options['public_url']}", err=True)
+    if config.public_url:
+        typer.echo(f"accord: clients reach it at {config.public_url}", err=True)
     if hosts_line:
         typer.echo(f"accord: {hosts_line}", err=True)
     typer.echo(f"accord: tasks are kept in {display_url(store_url)}", err=True)
@@ -251,21 +211,18 @@ def _agent_app(
     return app
 
 
-def _answered_hosts(
-    host: str, port: int, app_options: Mapping[str, Any]
-) -> tuple[AllowedHosts | None, str]:
+def _answered_hosts(host: str, port: int, config: ServerConfig) -> tuple[AllowedHosts | None, str]:
     """The `Host` names the agent answers (None: any), and a line saying so when it is not
     obvious: the names of `host:port` and those given, else any with a public URL, else the
     names of `host:port` alone."""
-    given = app_options.get("allowed_hosts")
+    given = config.allowed_hosts
     if given is not None:
         try:
-            extra = given.patterns if isinstance(given, AllowedHosts) else tuple(given)
-            hosts = AllowedHosts([*AllowedHosts.serving(host, port).patterns, *extra])
+            hosts = AllowedHosts([*AllowedHosts.serving(host, port).patterns, *given.patterns])
         except ValueError as exc:
             raise BadArgument(f"allowed_hosts: {exc}") from None
         return hosts, f"answering requests for Host {', '.join(hosts.patterns)}; others get 400"
-    if app_options.get("public_url"):
+    if config.public_url:
         return None, ""
     hosts = AllowedHosts.serving(host, port)
     if _is_loopback(host):

@@ -1,18 +1,17 @@
-"""`accord serve`'s options for TLS (mutual TLS too), abuse limits, the public URL and the
-allowed hosts."""
+"""`accord serve`'s options (but for signing and push) and the ServerConfig made of them."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from accord.cli.errors import BadArgument
 from accord.cli.storage import parse_duration
+from accord.server.config import ServerConfig, ServerConfigError
 from accord.server.limits import Limits
-from accord.server.public_url import check_public_url
 from accord.server.tls import TlsFiles
-from accord.web.allowed_hosts import AllowedHosts
+from accord.store.pools import MAX_OVERFLOW, POOL_SIZE, POSTGRES_POOL_SIZE
 
 TlsCert = Annotated[
     str | None,
@@ -95,24 +94,129 @@ AllowedHostOption = Annotated[
 ]
 
 
-def allowed_hosts(patterns: list[str] | None) -> AllowedHosts | None:
-    """The hosts the options allow (None: none given), each pattern checked."""
-    if not patterns:
-        return None
-    try:
-        return AllowedHosts(patterns)
-    except ValueError as exc:
-        raise BadArgument(f"--allowed-host: {exc}") from None
+# The options of the store, the replicas, the connections and development.
+
+StoreAgentOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAME",
+        envvar="ACCORD_STORE_AGENT",
+        help="The agent name the store keeps tasks under (default: the agent's own). A"
+        " store keeping another name's tasks is refused: give an earlier name only to hand"
+        " its tasks on to this agent on purpose.",
+        show_default=False,
+    ),
+]
+TaskTtlOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION",
+        help="Keep finished tasks this long (30s, 15m, 12h, 7d; off: forever).",
+    ),
+]
+EventTtlOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION",
+        help="Keep logged task events this long (off: as long as the task).",
+    ),
+]
+MaxTaskEventsOption = Annotated[
+    int, typer.Option(min=1, metavar="N", help="Keep at most this many recent events per task.")
+]
+CleanupIntervalOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION", help="How often to forget expired tasks and events (off: never)."
+    ),
+]
+StorePoolOption = Annotated[
+    int | None,
+    typer.Option(
+        metavar="N",
+        min=1,
+        help="Open at most N connections to a SQL store (replicas times N must fit PostgreSQL's"
+        f" max_connections) [default: {POSTGRES_POOL_SIZE} on PostgreSQL, {POOL_SIZE}"
+        f" (+{MAX_OVERFLOW} under load) on SQLite].",
+        show_default=False,
+    ),
+]
+BusOption = Annotated[
+    str,
+    typer.Option(
+        metavar="URL",
+        envvar="ACCORD_BUS",
+        help="Event bus: memory (one server) or redis://host:6379/0 (several replicas).",
+    ),
+]
+RunnerTtlOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION", help="A replica silent this long has its running tasks taken over."
+    ),
+]
+HandoverTimeoutOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION",
+        help="A cancel for a task another replica runs waits this long for it, then cancels"
+        " the task here.",
+    ),
+]
+GracefulTimeoutOption = Annotated[
+    str,
+    typer.Option(
+        metavar="DURATION", help="On SIGTERM, wait this long for open requests and streams."
+    ),
+]
+GrpcPortOption = Annotated[
+    int | None,
+    typer.Option(
+        metavar="PORT",
+        help="Also serve A2A over gRPC (1.0 and 0.3) on this port (grpc extra).",
+        show_default=False,
+    ),
+]
+MaxConnectionsOption = Annotated[
+    int,
+    typer.Option(metavar="N", min=1, help="Refuse connections past this many (503)."),
+]
+HeaderTimeoutOption = Annotated[
+    str,
+    typer.Option(metavar="DURATION", help="A request's headers must arrive in this time."),
+]
+BodyTimeoutOption = Annotated[
+    str,
+    typer.Option(metavar="DURATION", help="A request's body must arrive in this time."),
+]
+DebugOption = Annotated[
+    bool, typer.Option(help="Tell callers the agent's and server's errors (development).")
+]
 
 
-def public_url(text: str | None) -> str | None:
-    """The public URL the option gives, checked (`check_public_url`)."""
-    if text is None:
-        return None
+_OPTION_OF = {
+    "public_url": "--public-url",
+    "allowed_hosts": "--allowed-host",
+    "push_allow": "--push-allow",
+    "grpc_port": "--grpc-port",
+    "http_port": "--port",
+    "runner_ttl": "--runner-ttl",
+    "handover_timeout": "--handover-timeout",
+    "cleanup_interval": "--cleanup-interval",
+}
+"""The option that sets each ServerConfig setting, named in its errors."""
+
+
+def server_config(**settings: Any) -> ServerConfig:
+    """The ServerConfig of the options' settings; one that cannot be is BadArgument naming
+    its option."""
     try:
-        return check_public_url(text, "--public-url")
-    except ValueError as exc:
-        raise BadArgument(str(exc)) from None
+        return ServerConfig(**settings)
+    except ServerConfigError as exc:
+        message, option = str(exc), _OPTION_OF.get(exc.field)
+        if option is not None and message.startswith(exc.field):
+            message = option + message.removeprefix(exc.field)
+        raise BadArgument(message) from None
 
 
 def tls_files(cert: str | None, key: str | None, client_ca: str | None) -> TlsFiles | None:

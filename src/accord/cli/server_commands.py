@@ -17,13 +17,12 @@ from accord.cli.push_options import (
     PushTries,
     retry_schedule,
 )
-from accord.cli.signing_options import KeysDirOption, PushAllowOption, TrustSettings
+from accord.cli.signing_options import KeysDirOption, PushAllowOption
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
 from accord.runtime.replicas import HANDOVER_TIMEOUT
 from accord.server.http_limits import HttpLimits
 from accord.store import Retention
-from accord.store.pools import MAX_OVERFLOW, POOL_SIZE, POSTGRES_POOL_SIZE
 from accord.store.retention import (
     DEFAULT_CLEANUP_INTERVAL,
     DEFAULT_EVENT_TTL,
@@ -42,6 +41,13 @@ StoreUrl = Annotated[
         show_default=False,
     ),
 ]
+
+# The defaults of the options, as --help shows them.
+_TASK_TTL = storage.format_duration(DEFAULT_FINISHED_TASK_TTL)
+_EVENT_TTL = storage.format_duration(DEFAULT_EVENT_TTL)
+_CLEANUP_INTERVAL = storage.format_duration(DEFAULT_CLEANUP_INTERVAL)
+_HANDOVER_TIMEOUT = storage.format_duration(HANDOVER_TIMEOUT)
+_MAX_CONNECTIONS = HttpLimits().max_connections
 
 app = typer.Typer()
 db = typer.Typer(help="Manage the database of the task store.", no_args_is_help=True)
@@ -64,87 +70,17 @@ def serve(
     ] = DEFAULT_PORT,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
     store: StoreUrl = None,
-    store_agent: Annotated[
-        str | None,
-        typer.Option(
-            metavar="NAME",
-            envvar="ACCORD_STORE_AGENT",
-            help="The agent name the store keeps tasks under (default: the agent's own). A"
-            " store keeping another name's tasks is refused: give an earlier name only to hand"
-            " its tasks on to this agent on purpose.",
-            show_default=False,
-        ),
-    ] = None,
-    task_ttl: Annotated[
-        str,
-        typer.Option(
-            metavar="DURATION",
-            help="Keep finished tasks this long (30s, 15m, 12h, 7d; off: forever).",
-        ),
-    ] = storage.format_duration(DEFAULT_FINISHED_TASK_TTL),
-    event_ttl: Annotated[
-        str,
-        typer.Option(
-            metavar="DURATION",
-            help="Keep logged task events this long (off: as long as the task).",
-        ),
-    ] = storage.format_duration(DEFAULT_EVENT_TTL),
-    max_task_events: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Keep at most this many recent events per task.")
-    ] = DEFAULT_MAX_EVENTS_PER_TASK,
-    cleanup_interval: Annotated[
-        str,
-        typer.Option(
-            metavar="DURATION", help="How often to forget expired tasks and events (off: never)."
-        ),
-    ] = storage.format_duration(DEFAULT_CLEANUP_INTERVAL),
-    store_pool: Annotated[
-        int | None,
-        typer.Option(
-            metavar="N",
-            min=1,
-            help="Open at most N connections to a SQL store (replicas times N must fit PostgreSQL's"
-            f" max_connections) [default: {POSTGRES_POOL_SIZE} on PostgreSQL, {POOL_SIZE}"
-            f" (+{MAX_OVERFLOW} under load) on SQLite].",
-            show_default=False,
-        ),
-    ] = None,
-    bus: Annotated[
-        str,
-        typer.Option(
-            metavar="URL",
-            envvar="ACCORD_BUS",
-            help="Event bus: memory (one server) or redis://host:6379/0 (several replicas).",
-        ),
-    ] = DEFAULT_BUS_URL,
-    runner_ttl: Annotated[
-        str,
-        typer.Option(
-            metavar="DURATION", help="A replica silent this long has its running tasks taken over."
-        ),
-    ] = "15s",
-    handover_timeout: Annotated[
-        str,
-        typer.Option(
-            metavar="DURATION",
-            help="A cancel for a task another replica runs waits this long for it, then cancels"
-            " the task here.",
-        ),
-    ] = storage.format_duration(HANDOVER_TIMEOUT),
-    graceful_timeout: Annotated[
-        str,
-        typer.Option(
-            metavar="DURATION", help="On SIGTERM, wait this long for open requests and streams."
-        ),
-    ] = "10s",
-    grpc_port: Annotated[
-        int | None,
-        typer.Option(
-            metavar="PORT",
-            help="Also serve A2A over gRPC (1.0 and 0.3) on this port (grpc extra).",
-            show_default=False,
-        ),
-    ] = None,
+    store_agent: serve_options.StoreAgentOption = None,
+    task_ttl: serve_options.TaskTtlOption = _TASK_TTL,
+    event_ttl: serve_options.EventTtlOption = _EVENT_TTL,
+    max_task_events: serve_options.MaxTaskEventsOption = DEFAULT_MAX_EVENTS_PER_TASK,
+    cleanup_interval: serve_options.CleanupIntervalOption = _CLEANUP_INTERVAL,
+    store_pool: serve_options.StorePoolOption = None,
+    bus: serve_options.BusOption = DEFAULT_BUS_URL,
+    runner_ttl: serve_options.RunnerTtlOption = "15s",
+    handover_timeout: serve_options.HandoverTimeoutOption = _HANDOVER_TIMEOUT,
+    graceful_timeout: serve_options.GracefulTimeoutOption = "10s",
+    grpc_port: serve_options.GrpcPortOption = None,
     tls_cert: serve_options.TlsCert = None,
     tls_key: serve_options.TlsKey = None,
     tls_client_ca: serve_options.TlsClientCa = None,
@@ -152,21 +88,10 @@ def serve(
     max_streams: serve_options.MaxStreams = None,
     max_active_tasks: serve_options.MaxActiveTasks = None,
     request_timeout: serve_options.RequestTimeoutOption = None,
-    max_connections: Annotated[
-        int,
-        typer.Option(metavar="N", min=1, help="Refuse connections past this many (503)."),
-    ] = HttpLimits().max_connections,
-    header_timeout: Annotated[
-        str,
-        typer.Option(metavar="DURATION", help="A request's headers must arrive in this time."),
-    ] = "10s",
-    body_timeout: Annotated[
-        str,
-        typer.Option(metavar="DURATION", help="A request's body must arrive in this time."),
-    ] = "60s",
-    debug: Annotated[
-        bool, typer.Option(help="Tell callers the agent's and server's errors (development).")
-    ] = False,
+    max_connections: serve_options.MaxConnectionsOption = _MAX_CONNECTIONS,
+    header_timeout: serve_options.HeaderTimeoutOption = "10s",
+    body_timeout: serve_options.BodyTimeoutOption = "60s",
+    debug: serve_options.DebugOption = False,
     keys: KeysDirOption = DEFAULT_KEYS_DIR,
     push_allow: PushAllowOption = None,
     public_url: serve_options.PublicUrlOption = None,
@@ -191,43 +116,43 @@ def serve(
     """
 
     interval = storage.parse_duration("--cleanup-interval", cleanup_interval)
-    settings = storage.StoreSettings(
-        url=store,
-        retention=Retention(
-            finished_task_ttl=storage.parse_duration("--task-ttl", task_ttl),
-            event_ttl=storage.parse_duration("--event-ttl", event_ttl),
-            max_events_per_task=max_task_events,
-        ),
+    config = serve_options.server_config(
+        public_url=public_url,
+        allowed_hosts=allowed_host or None,
+        runner_ttl=_seconds("--runner-ttl", runner_ttl),
+        handover_timeout=_seconds("--handover-timeout", handover_timeout),
         cleanup_interval=interval.total_seconds() if interval is not None else None,
-        agent=store_agent,
-        pool_size=store_pool,
+        grpc_port=grpc_port,
+        tls=serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
+        limits=serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
+        debug=debug,
+        push_allow=push_allow or (),
+        push_schedule=retry_schedule(push_tries, push_backoff, push_backoff_max, push_deadline),
+        store_agent=store_agent,
     )
-    serving.run(
-        target,
+    settings = serving.ServeSettings(
         host,
         port,
         log_level,
-        settings,
-        serving.ReplicaSettings(
-            bus_url=bus,
-            runner_ttl=_seconds("--runner-ttl", runner_ttl),
-            graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
-            handover_timeout=_seconds("--handover-timeout", handover_timeout),
+        storage.StoreSettings(
+            url=store,
+            retention=Retention(
+                finished_task_ttl=storage.parse_duration("--task-ttl", task_ttl),
+                event_ttl=storage.parse_duration("--event-ttl", event_ttl),
+                max_events_per_task=max_task_events,
+            ),
+            pool_size=store_pool,
         ),
-        grpc_port,
-        serve_options.tls_files(tls_cert, tls_key, tls_client_ca),
-        serve_options.limits(rate_limit, max_streams, max_active_tasks, request_timeout),
-        HttpLimits(
+        bus_url=bus,
+        graceful_timeout=_seconds("--graceful-timeout", graceful_timeout),
+        http_limits=HttpLimits(
             header_timeout=_seconds("--header-timeout", header_timeout),
             body_timeout=_seconds("--body-timeout", body_timeout),
             max_connections=max_connections,
         ),
-        debug,
-        TrustSettings(keys, tuple(push_allow or ())),
-        public_url,
-        push_schedule=retry_schedule(push_tries, push_backoff, push_backoff_max, push_deadline),
-        allowed_hosts=allowed_host,
+        keys_dir=keys,
     )
+    serving.run(target, settings, config)
 
 
 def _seconds(option: str, text: str) -> float:

@@ -14,7 +14,6 @@ from typing import TypeVar
 from accord.cli.errors import BadArgument, fail
 from accord.store import Retention, StoreOfAnotherAgent, TaskStore, default_store_url, open_store
 from accord.store.factory import EARLIER_DEFAULT_STORE, MEMORY, STORE_DIRECTORY
-from accord.store.retention import DEFAULT_CLEANUP_INTERVAL
 
 T = TypeVar("T")
 OFF = "off"
@@ -24,14 +23,11 @@ _DURATION = re.compile(r"(?P<amount>\d+(?:\.\d+)?)\s*(?P<unit>[smhd]?)")
 
 @dataclass(frozen=True, slots=True)
 class StoreSettings:
-    """Where `accord serve` keeps tasks (None: the agent's own file, `default_store_url`), how
-    long, how often it cleans up (None: never), and the agent name the store keeps them under
-    (None: the agent's own)."""
+    """Where `accord serve` keeps tasks (None: the agent's own file, `default_store_url`) and
+    how long."""
 
     url: str | None = None
     retention: Retention = field(default_factory=Retention)
-    cleanup_interval: float | None = DEFAULT_CLEANUP_INTERVAL
-    agent: str | None = None
     pool_size: int | None = None
     """The most connections a SQL store opens (None: the backend's default)."""
 

@@ -2,8 +2,17 @@
 
 from accord.core.call_context import CallContext
 from accord.server.app import create_app
+from accord.server.config import ServerConfig, ServerConfigError
 from accord.server.jsonrpc import JsonRpcBinding
 from accord.server.rest import RestBinding
 from accord.server.service import A2AService
 
-__all__ = ["A2AService", "CallContext", "JsonRpcBinding", "RestBinding", "create_app"]
+__all__ = [
+    "A2AService",
+    "CallContext",
+    "JsonRpcBinding",
+    "RestBinding",
+    "ServerConfig",
+    "ServerConfigError",
+    "create_app",
+]

@@ -13,7 +13,14 @@ from accord.client.transports.base import IdentifiedEvents, Transport
 from accord.client.transports.jsonrpc import JsonRpcTransport
 from accord.client.transports.jsonrpc_v0_1 import JsonRpcV01Transport
 from accord.client.transports.rest import RestTransport
-from accord.codecs import ProtocolVersion, rest_v0_3, v0_1, v0_3, v1_0_client
+from accord.codecs import (
+    ProtocolVersion,
+    rest_v0_3,
+    rest_v0_3_client,
+    v0_1_client,
+    v0_3,
+    v1_0_client,
+)
 from accord.codecs.base import ClientCodec
 from accord.codecs.interfaces import JSONRPC, interface_key
 from accord.codecs.rest_v1_0 import REST_V1_0
@@ -27,12 +34,12 @@ Factory = Callable[..., Transport]
 TRANSPORTS: dict[tuple[str, ProtocolVersion], Factory] = {
     (JSONRPC, ProtocolVersion.V1_0): partial(JsonRpcTransport, codec=v1_0_client.CLIENT),
     (JSONRPC, ProtocolVersion.V0_3): partial(JsonRpcTransport, codec=v0_3.CLIENT),
-    (JSONRPC, ProtocolVersion.V0_1): partial(JsonRpcV01Transport, codec=v0_1.CLIENT),
+    (JSONRPC, ProtocolVersion.V0_1): partial(JsonRpcV01Transport, codec=v0_1_client.CLIENT),
     (HTTP_JSON, ProtocolVersion.V1_0): partial(
         RestTransport, codec=v1_0_client.CLIENT, routes=REST_V1_0
     ),
     (HTTP_JSON, ProtocolVersion.V0_3): partial(
-        RestTransport, codec=rest_v0_3.CLIENT, routes=rest_v0_3.REST_V0_3
+        RestTransport, codec=rest_v0_3_client.CLIENT, routes=rest_v0_3.REST_V0_3
     ),
 }
 """The (binding, version) pairs the client speaks, each with how to make its transport."""
@@ -52,7 +59,7 @@ def _grpc_transport(
 
 if find_spec("grpc") is not None:  # the `grpc` extra
     TRANSPORTS[GRPC, ProtocolVersion.V1_0] = partial(_grpc_transport, codec=v1_0_client.CLIENT)
-    TRANSPORTS[GRPC, ProtocolVersion.V0_3] = partial(_grpc_transport, codec=rest_v0_3.CLIENT)
+    TRANSPORTS[GRPC, ProtocolVersion.V0_3] = partial(_grpc_transport, codec=rest_v0_3_client.CLIENT)
 
 
 def open_transport(

@@ -7,7 +7,7 @@ from typing import TypeVar, cast
 
 from accord.client.transports.base import IdentifiedEvents
 from accord.client.transports.jsonrpc import JsonRpcTransport
-from accord.codecs import v0_1
+from accord.codecs import v0_1_client
 from accord.codecs.base import ClientCall
 from accord.errors import TaskNotFound
 from accord.types import (
@@ -22,7 +22,7 @@ P = TypeVar("P")
 
 
 class JsonRpcV01Transport(JsonRpcTransport):
-    """JSON-RPC calls in A2A 0.1's shapes (`codec` is `accord.codecs.v0_1.CLIENT`).
+    """JSON-RPC calls in A2A 0.1's shapes (`codec` is `accord.codecs.v0_1_client.CLIENT`).
 
     Every request carries `A2A-Version: 0.1`: a 0.1 agent ignores it, and an agent that also
     speaks 0.3 needs it to answer `tasks/get`, `tasks/cancel` and `tasks/resubscribe`, which
@@ -38,7 +38,7 @@ class JsonRpcV01Transport(JsonRpcTransport):
         if isinstance(params, MessageSendParams) and params.message.context_id is None:
             message = params.message.model_copy(update={"context_id": session})
             params = cast(P, params.model_copy(update={"message": message}))
-        events = super().stream(v0_1.in_session(call, session), params, last_event_id)
+        events = super().stream(v0_1_client.in_session(call, session), params, last_event_id)
         async with aclosing(events):
             async for item in events:
                 yield item
