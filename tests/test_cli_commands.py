@@ -15,10 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 import typer
+from typer.core import TyperGroup
 from typer.testing import CliRunner, Result
 
 import accord
-from accord.cli.main import app
+from accord.cli.main import COMMANDS as ROOT_COMMANDS
+from accord.cli.main import LazyCommands, app
 from accord.types import Task, TaskState
 from agents_for_tests import AsksThenCompletes
 from live_server import serve_app
@@ -93,11 +95,50 @@ def test_accord_version() -> None:
     assert result.stdout == f"accord {accord.__version__}\n"
 
 
+@pytest.mark.parametrize("width", [40, 80, 120])
+def test_the_root_help_lists_each_command_as_the_command_itself_would(width: int) -> None:
+    root = typer.main.get_command(app)
+    assert isinstance(root, LazyCommands)
+    context = typer.Context(root, info_name="accord", terminal_width=width)
+    listed, loaded = context.make_formatter(), context.make_formatter()
+
+    root.format_commands(context, listed)  # from the table, nothing loaded
+    for name in ROOT_COMMANDS:
+        root.get_command(context, name)
+    TyperGroup.format_commands(root, context, loaded)  # click's own, from each loaded command
+
+    assert listed.getvalue() == loaded.getvalue()
+    assert list(root.commands) == list(ROOT_COMMANDS)
+
+
+def test_the_root_help_loads_no_command_and_no_client() -> None:
+    script = (
+        "import sys\n"
+        "from accord.cli.main import main\n"
+        "sys.argv = ['accord', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(name for name in sys.modules if name.startswith('accord'))))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+
+    loaded = found.stdout.splitlines()[-1].split()
+    assert loaded == ["accord", "accord.cli", "accord.cli.credentials", "accord.cli.main"]
+
+
+def test_an_unknown_command_is_refused_with_the_commands_there_are() -> None:
+    result = invoke("sned")
+
+    assert result.exit_code == 2
+    assert "No such command 'sned'" in result.stderr
+
+
 @pytest.mark.parametrize("command", TALKING)
 def test_every_command_that_talks_to_an_agent_has_the_same_options(command: str) -> None:
     found = typer.main.get_command(app)
     for name in command.split():  # `card show`: the command `show` of the group `card`
-        found = found.commands[name]  # type: ignore[attr-defined]
+        found = found.get_command(typer.Context(found), name)  # type: ignore[attr-defined]
     params = {p.name: p for p in found.params}
 
     assert params["url"].metavar == "URL"

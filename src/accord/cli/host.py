@@ -102,8 +102,3 @@ def host(
     agent = host_agent(registry, known, token=token, security=security, fetch_guard=guard)
     serving.run(agent, host, port, log_level, StoreSettings(url=store), public_url=public_url,
                 allowed_hosts=hosts)  # fmt: skip
-
-
-def register(app: typer.Typer) -> None:
-    """Add `accord host` to the `accord` command."""
-    app.command("host")(host)
