@@ -111,6 +111,7 @@ def test_the_root_help_lists_each_command_as_the_command_itself_would(width: int
     assert list(root.commands) == list(ROOT_COMMANDS)
 
 
+@pytest.mark.processes
 def test_the_root_help_loads_no_command_and_no_client() -> None:
     script = (
         "import sys\n"
@@ -242,6 +243,7 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     return subprocess.run(args, capture_output=True, text=True, timeout=60, check=False, cwd=cwd)
 
 
+@pytest.mark.processes
 def test_serve_on_a_taken_port_says_who_holds_it(tmp_path: Path) -> None:
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
@@ -273,6 +275,7 @@ def test_serve_on_a_taken_port_says_who_holds_it(tmp_path: Path) -> None:
     ],
     ids=["name", "syntax", "dependency"],
 )
+@pytest.mark.processes
 def test_serve_says_in_one_line_why_a_module_does_not_import(
     tmp_path: Path, source: str, reason: str
 ) -> None:
@@ -287,6 +290,7 @@ def test_serve_says_in_one_line_why_a_module_does_not_import(
     )
 
 
+@pytest.mark.processes
 def test_serve_names_the_agents_a_module_has(tmp_path: Path) -> None:
     (tmp_path / "two.py").write_text(
         "from accord.samples.echo import agent as echo\n"
@@ -314,6 +318,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.processes
 def test_agent_serve_says_where_and_where_tasks_are_kept(tmp_path: Path) -> None:
     port = free_port()
     (tmp_path / "greeter.py").write_text(GREETER.format(arguments=f"port={port}"))
@@ -351,6 +356,7 @@ def _wait_and_send(url: str) -> str:
     return result.stdout
 
 
+@pytest.mark.processes
 def test_agent_serve_reads_the_port_from_the_environment(tmp_path: Path) -> None:
     port = free_port()
     (tmp_path / "greeter.py").write_text(GREETER.format(arguments="store='memory'"))

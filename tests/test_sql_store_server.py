@@ -50,6 +50,7 @@ def snapshot(url: str, task_ids: list[str]) -> dict[str, bytes]:
         return {task_id: client.get_task(task_id).to_json() for task_id in task_ids}
 
 
+@pytest.mark.processes
 def test_every_task_survives_a_clean_restart_and_a_crash(tmp_path: Path) -> None:
     store = ("--store", f"sqlite:///{tmp_path}/data/accord.db")
     target = f"{__name__}:AGENT"
@@ -117,6 +118,7 @@ async def follow_chunks(url: str, count: int) -> tuple[str, list[str], int]:
                 stream = client.resubscribe(task_id, last_event_id=last_seen)
 
 
+@pytest.mark.processes
 def test_a_crash_mid_stream_loses_no_chunk_a_client_received(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/accord.db"
     target = f"{__name__}:endless"
