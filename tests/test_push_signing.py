@@ -381,9 +381,12 @@ async def test_an_endless_answer_or_a_hanging_receiver_costs_the_sender_nothing(
 
         return StreamingResponse(forever())
 
+    released = threading.Event()
+
     async def hang(request: Request) -> Response:
         hits.append("hang")
-        await asyncio.sleep(3)  # far beyond the sender's timeout
+        # Until the test is done: far beyond the sender's timeout.
+        await asyncio.to_thread(released.wait, SAFETY_TIMEOUT)
         return Response(status_code=204)
 
     receiver = Starlette(
@@ -400,6 +403,7 @@ async def test_an_endless_answer_or_a_hanging_receiver_costs_the_sender_nothing(
             await deliver_once(sender, url + "/hang")
             elapsed = time.monotonic() - started
         finally:
+            released.set()
             await sender.close()
     assert hits == ["endless", "hang"]
     assert elapsed < 2.5  # the endless body was not read, the hang timed out
