@@ -84,9 +84,12 @@ sys.addaudithook(_note_process)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the users of `_PROCESS_FIXTURES`; run the tests that start processes first (in
+    their order), so that workers spend their waits early, not in a long tail at the end."""
     for item in items:
         if _PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.processes)
+    items.sort(key=lambda item: item.get_closest_marker("processes") is None)
 
 
 @pytest.hookimpl(wrapper=True)
