@@ -4,6 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO_PORT ?= 8000
+# pytest workers (0: one process). Four, twice the cores of a small machine, halve the run as
+# most tests wait on servers and sockets; one process stays the default while a stream read
+# under that load can miss events (test_a_crash_mid_stream_loses_no_chunk_a_client_received).
+TEST_WORKERS ?= 0
 JS_PEER := tests/js/node_modules/.package-lock.json
 
 .PHONY: install test lint typecheck pytest demo bench clean protos
@@ -26,7 +30,7 @@ typecheck: $(STAMP)
 # The browser tests drive Debian's chromium (Playwright never downloads a browser here).
 pytest: $(STAMP) $(JS_PEER)
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS)
 
 # The official JS SDK as a test peer (tests/test_interop_js_*.py); without node or npm the
 # tests skip, or fail under ACCORD_REQUIRE_SERVICES=1.

@@ -1,9 +1,11 @@
-"""Shared fixtures: checking wire objects against the A2A JSON schema; samples kept offline."""
+"""Shared fixtures: checking wire objects against the A2A JSON schema; samples kept offline;
+the `processes` marker on every test that starts a process."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
@@ -57,3 +59,56 @@ def schema_errors() -> SchemaErrors:
         ]
 
     return errors
+
+
+# --- the `processes` marker ------------------------------------------------------------------
+
+# What Python reports (sys.addaudithook) when something starts another process: subprocess and
+# asyncio's subprocesses, pexpect's pty, multiprocessing, os.system.
+_PROCESS_EVENTS = frozenset(
+    {"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.system"}
+)
+_started: list[str] = []
+
+# Fixtures that start a process (a browser, `accord serve`) once for the tests of a module:
+# every test using one is marked, not only the first, which starts it.
+_PROCESS_FIXTURES = frozenset({"browser", "served_echo"})
+
+
+def _note_process(event: str, args: tuple[Any, ...]) -> None:
+    if event in _PROCESS_EVENTS:
+        _started.append(event)
+
+
+sys.addaudithook(_note_process)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the users of `_PROCESS_FIXTURES`; run the tests that start processes first (in
+    their order), so that workers spend their waits early, not in a long tail at the end."""
+    for item in items:
+        if _PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.processes)
+    items.sort(key=lambda item: item.get_closest_marker("processes") is None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
+    _started.clear()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A test that started a process (in a fixture of its too) and is not marked `processes`
+    fails: `pytest -m "not processes"` must start none."""
+    report = yield
+    if call.when == "teardown" and _started and item.get_closest_marker("processes") is None:
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} started a process ({', '.join(sorted(set(_started)))}) but is not "
+            "marked `processes` (pytest.mark.processes, on the test or its module)"
+        )
+    return report

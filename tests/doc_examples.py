@@ -27,7 +27,6 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -37,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from served_process import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = Path(sys.executable).parent.parent
@@ -173,7 +174,7 @@ class Reader:
 
     def _port(self, port: str) -> str:
         if port not in self.ports:
-            self.ports[port] = str(_free_port())
+            self.ports[port] = str(free_port())
         return self.ports[port]
 
 
@@ -233,10 +234,3 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -25,11 +27,27 @@ STARTUP_TIMEOUT = 60.0
 SAFETY_TIMEOUT on a loaded machine (tests run niced), so this only guards a hang."""
 
 
+# Ports handed out for a server started later: below the kernel's ephemeral range (from which
+# every bind to port 0, of this run's other workers too, draws), in a band of this worker's own.
+_BAND = 2_750  # eight bands from 10000: all below 32768, where Linux's ephemeral range begins
+_worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+_first = 10_000 + _worker % 8 * _BAND
+_next_port = itertools.cycle(range(_first, _first + _BAND))
+for _ in range(random.randrange(_BAND)):  # another run beside this one starts elsewhere
+    next(_next_port)
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    """A loopback port nothing listens on, for a server to be started on it soon; the same
+    port again only after the rest of the band was handed out."""
+    for port in _next_port:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("unreachable: the band repeats")
 
 
 def accord_command(*args: str) -> list[str]:

@@ -156,6 +156,7 @@ def test_chat_through_stdin_keeps_the_context(served_echo: str) -> None:
     assert first["task"] != second["task"]  # the first task completed: a new one begins
 
 
+@pytest.mark.processes
 def test_serve_unknown_module_fails_with_one_line() -> None:
     result = run_accord("serve", "no_such_module_here:agent", "--port", str(free_port()))
 

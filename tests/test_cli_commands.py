@@ -15,10 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 import typer
+from typer.core import TyperGroup
 from typer.testing import CliRunner, Result
 
 import accord
-from accord.cli.main import app
+from accord.cli.main import COMMANDS as ROOT_COMMANDS
+from accord.cli.main import LazyCommands, app
 from accord.types import Task, TaskState
 from agents_for_tests import AsksThenCompletes
 from live_server import serve_app
@@ -93,11 +95,51 @@ def test_accord_version() -> None:
     assert result.stdout == f"accord {accord.__version__}\n"
 
 
+@pytest.mark.parametrize("width", [40, 80, 120])
+def test_the_root_help_lists_each_command_as_the_command_itself_would(width: int) -> None:
+    root = typer.main.get_command(app)
+    assert isinstance(root, LazyCommands)
+    context = typer.Context(root, info_name="accord", terminal_width=width)
+    listed, loaded = context.make_formatter(), context.make_formatter()
+
+    root.format_commands(context, listed)  # from the table, nothing loaded
+    for name in ROOT_COMMANDS:
+        root.get_command(context, name)
+    TyperGroup.format_commands(root, context, loaded)  # click's own, from each loaded command
+
+    assert listed.getvalue() == loaded.getvalue()
+    assert list(root.commands) == list(ROOT_COMMANDS)
+
+
+@pytest.mark.processes
+def test_the_root_help_loads_no_command_and_no_client() -> None:
+    script = (
+        "import sys\n"
+        "from accord.cli.main import main\n"
+        "sys.argv = ['accord', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(name for name in sys.modules if name.startswith('accord'))))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+
+    loaded = found.stdout.splitlines()[-1].split()
+    assert loaded == ["accord", "accord.cli", "accord.cli.credentials", "accord.cli.main"]
+
+
+def test_an_unknown_command_is_refused_with_the_commands_there_are() -> None:
+    result = invoke("sned")
+
+    assert result.exit_code == 2
+    assert "No such command 'sned'" in result.stderr
+
+
 @pytest.mark.parametrize("command", TALKING)
 def test_every_command_that_talks_to_an_agent_has_the_same_options(command: str) -> None:
     found = typer.main.get_command(app)
     for name in command.split():  # `card show`: the command `show` of the group `card`
-        found = found.commands[name]  # type: ignore[attr-defined]
+        found = found.get_command(typer.Context(found), name)  # type: ignore[attr-defined]
     params = {p.name: p for p in found.params}
 
     assert params["url"].metavar == "URL"
@@ -201,6 +243,7 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
     return subprocess.run(args, capture_output=True, text=True, timeout=60, check=False, cwd=cwd)
 
 
+@pytest.mark.processes
 def test_serve_on_a_taken_port_says_who_holds_it(tmp_path: Path) -> None:
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
@@ -232,6 +275,7 @@ def test_serve_on_a_taken_port_says_who_holds_it(tmp_path: Path) -> None:
     ],
     ids=["name", "syntax", "dependency"],
 )
+@pytest.mark.processes
 def test_serve_says_in_one_line_why_a_module_does_not_import(
     tmp_path: Path, source: str, reason: str
 ) -> None:
@@ -246,6 +290,7 @@ def test_serve_says_in_one_line_why_a_module_does_not_import(
     )
 
 
+@pytest.mark.processes
 def test_serve_names_the_agents_a_module_has(tmp_path: Path) -> None:
     (tmp_path / "two.py").write_text(
         "from accord.samples.echo import agent as echo\n"
@@ -273,6 +318,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.processes
 def test_agent_serve_says_where_and_where_tasks_are_kept(tmp_path: Path) -> None:
     port = free_port()
     (tmp_path / "greeter.py").write_text(GREETER.format(arguments=f"port={port}"))
@@ -310,6 +356,7 @@ def _wait_and_send(url: str) -> str:
     return result.stdout
 
 
+@pytest.mark.processes
 def test_agent_serve_reads_the_port_from_the_environment(tmp_path: Path) -> None:
     port = free_port()
     (tmp_path / "greeter.py").write_text(GREETER.format(arguments="store='memory'"))

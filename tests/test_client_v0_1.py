@@ -639,6 +639,7 @@ def test_the_sync_client_speaks_0_1(recorded: tuple[str, Recorder]) -> None:
 # --- the command line ------------------------------------------------------------------------
 
 
+@pytest.mark.processes
 def test_accord_send_version_0_1(recorded: tuple[str, Recorder]) -> None:
     url, recorder = recorded
     result = subprocess.run(

@@ -33,6 +33,7 @@ def wait_until_listening(url: str, process: subprocess.Popen[str]) -> None:
     pytest.fail(f"accord host did not start: {process.communicate()[1]}")
 
 
+@pytest.mark.processes
 def test_serve_the_host_with_agents_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -49,6 +50,7 @@ def test_serve_the_host_with_agents_from_the_environment(
         assert registry.exists() and not (tmp_path / ".accord" / "host").exists()
 
 
+@pytest.mark.processes
 def test_accord_host_knows_the_agents_given_and_keeps_them_in_its_file(tmp_path: Path) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -85,6 +87,7 @@ def test_accord_host_knows_the_agents_given_and_keeps_them_in_its_file(tmp_path:
     assert (tmp_path / ".accord" / "host" / "agents.json").exists()  # the default place
 
 
+@pytest.mark.processes
 def test_beyond_loopback_accord_host_requires_its_token_on_every_call(tmp_path: Path) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"

@@ -16,6 +16,8 @@ from js_peer import drive
 from live_server import serve_app
 from webhooks import LOOPBACK, NotificationHook, receiving
 
+pytestmark = pytest.mark.processes  # each test talks to a node process
+
 EVERY_INTERFACE = [
     ("JSONRPC", "1.0"),
     ("HTTP+JSON", "1.0"),

@@ -29,6 +29,8 @@ from agents_for_tests import SAFETY_TIMEOUT
 from js_peer import js_server
 from webhooks import NotificationHook, receiving
 
+pytestmark = pytest.mark.processes  # each test talks to a node process
+
 INTERFACES = [
     ("JSONRPC", "1.0"),
     ("HTTP+JSON", "1.0"),

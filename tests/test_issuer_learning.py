@@ -128,6 +128,7 @@ async def test_the_base_url_is_worked_out_only_while_the_issuer_is_unknown() -> 
 @pytest.mark.parametrize(
     ("option", "seconds"), [((), 24 * 3600), (("--push-deadline", "90m"), 90 * 60)]
 )
+@pytest.mark.processes
 async def test_push_retry_gives_requeued_deliveries_the_deadline_asked_for(
     tmp_path: Path, option: tuple[str, ...], seconds: int
 ) -> None:
@@ -209,6 +210,7 @@ def test_create_app_refuses_a_bad_public_url_as_the_cli_does(url: str, problem: 
 
 
 @pytest.mark.parametrize(("url", "problem"), BAD_URLS[:2])
+@pytest.mark.processes
 def test_agent_serve_refuses_a_bad_public_url(url: str, problem: str, tmp_path: Path) -> None:
     # In a process of its own: an agent that took the URL would serve until stopped.
     script = (

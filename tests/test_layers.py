@@ -191,6 +191,7 @@ def test_the_client_uses_only_the_grpc_service_tables() -> None:
 @pytest.mark.parametrize(
     "statement", ["import accord.client", "from accord import Client", "import accord.push"]
 )
+@pytest.mark.processes
 def test_a_client_script_loads_no_server(statement: str) -> None:
     check = (
         f"import sys\n{statement}\n"

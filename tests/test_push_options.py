@@ -101,6 +101,7 @@ async def failing_deliveries(tmp_path: Path, *options: str) -> tuple[TimedWebhoo
     return hook, lines
 
 
+@pytest.mark.processes
 async def test_push_tries_and_backoff_options_set_how_often_and_how_far_apart(
     tmp_path: Path,
 ) -> None:
@@ -114,6 +115,7 @@ async def test_push_tries_and_backoff_options_set_how_often_and_how_far_apart(
     assert "12 tries" in lines[-1] and "HTTP 500" in lines[-1]  # the first, oldest, listed last
 
 
+@pytest.mark.processes
 async def test_push_deadline_option_parks_a_delivery_whose_next_try_would_come_too_late(
     tmp_path: Path,
 ) -> None:
@@ -139,6 +141,7 @@ async def test_push_deadline_option_parks_a_delivery_whose_next_try_would_come_t
         ),
     ],
 )
+@pytest.mark.processes
 def test_serve_refuses_a_bad_retry_option(
     args: tuple[str, ...], complaint: str, tmp_path: Path
 ) -> None:

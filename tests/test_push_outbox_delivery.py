@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -100,6 +101,7 @@ async def test_a_notification_refused_twice_arrives_on_the_third_try_under_one_d
     assert [n.delivery_id for n in notifications] == ids[2:]
 
 
+@pytest.mark.processes
 async def test_a_webhook_that_keeps_failing_is_parked_and_listed(tmp_path: Path) -> None:
     store_url = f"sqlite:///{tmp_path}/accord.db"
     hook = Webhook(failures=1_000)
@@ -125,6 +127,7 @@ async def test_a_webhook_that_keeps_failing_is_parked_and_listed(tmp_path: Path)
     assert f"delivery {parked[-1].id}" in lines[-1] and "3 tries" in lines[-1]
 
 
+@pytest.mark.processes
 async def test_parked_deliveries_retried_once_the_webhook_works_arrive_in_order(
     tmp_path: Path,
 ) -> None:

@@ -82,11 +82,12 @@ class Agency:
 
 
 @asynccontextmanager
-async def agency(push_allow: list[str] | None = None) -> AsyncIterator[Agency]:
+async def agency(
+    push_allow: list[str] | None = None, schedule: RetrySchedule | None = None
+) -> AsyncIterator[Agency]:
     keys = KeyStore.ephemeral()
-    app = create_app(
-        pushing(echo), keys=keys, push_allow=LOOPBACK if push_allow is None else push_allow
-    )
+    allow = LOOPBACK if push_allow is None else push_allow
+    app = create_app(pushing(echo), keys=keys, push_allow=allow, push_schedule=schedule)
     with served(app) as url:
         async with connect(url) as client:
             yield Agency(url, keys, client, app)
@@ -168,7 +169,7 @@ async def test_verify_refuses_what_the_agent_did_not_send_as_it_is() -> None:
 async def test_a_webhook_failing_twice_gets_the_notification_on_the_third_try() -> None:
     hook = Webhook(failures=2)
     with receiving(hook) as hook_url:
-        async with agency() as agent:
+        async with agency(schedule=RetrySchedule(first_delay=0.05, max_delay=0.1)) as agent:
             params = send_params("retry me", configuration=push_config(hook_url))
             await agent.client.result("message/send", params)
             await hook.reached("completed").wait()
@@ -380,9 +381,12 @@ async def test_an_endless_answer_or_a_hanging_receiver_costs_the_sender_nothing(
 
         return StreamingResponse(forever())
 
+    released = threading.Event()
+
     async def hang(request: Request) -> Response:
         hits.append("hang")
-        await asyncio.sleep(3)  # far beyond the sender's timeout
+        # Until the test is done: far beyond the sender's timeout.
+        await asyncio.to_thread(released.wait, SAFETY_TIMEOUT)
         return Response(status_code=204)
 
     receiver = Starlette(
@@ -399,6 +403,7 @@ async def test_an_endless_answer_or_a_hanging_receiver_costs_the_sender_nothing(
             await deliver_once(sender, url + "/hang")
             elapsed = time.monotonic() - started
         finally:
+            released.set()
             await sender.close()
     assert hits == ["endless", "hang"]
     assert elapsed < 2.5  # the endless body was not read, the hang timed out

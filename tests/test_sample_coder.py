@@ -93,6 +93,7 @@ async def test_each_file_streams_in_order_as_chunks_that_join_into_the_file() ->
     }
 
 
+@pytest.mark.processes
 async def test_the_python_todo_app_it_writes_runs_and_passes_its_tests(tmp_path: Path) -> None:
     async with talk_to(fast_coder()) as client:
         task = finished(await client.send("write me a todo list app in Python"))

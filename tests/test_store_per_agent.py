@@ -30,6 +30,7 @@ def sent(client: SyncClient, text: str, task_id: str | None = None) -> accord.ty
     return answer
 
 
+@pytest.mark.processes
 def test_two_agents_served_from_one_folder_never_see_each_others_tasks(tmp_path: Path) -> None:
     movies_args = ("test_store_per_agent:MOVIES",)
     currency_args = ("test_store_per_agent:CURRENCY",)
@@ -90,6 +91,7 @@ def test_commands_managing_one_store_take_the_one_in_the_folder(
     assert "./.accord holds currency-agent.db, movies.db" in two.stderr
 
 
+@pytest.mark.processes
 def test_replicas_of_one_agent_served_from_one_folder_share_its_store(tmp_path: Path) -> None:
     args = ("test_store_per_agent:MOVIES",)
     with (
@@ -105,6 +107,7 @@ def test_replicas_of_one_agent_served_from_one_folder_share_its_store(tmp_path: 
     assert listed == {task.id}
 
 
+@pytest.mark.processes
 def test_serving_an_agent_on_another_agents_store_is_refused_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -170,6 +170,7 @@ def wait_for_turn(api: httpx.Client) -> dict[str, object]:
     raise AssertionError("the turn did not end")
 
 
+@pytest.mark.processes
 def test_accord_ui_beyond_loopback_requires_the_token_it_prints(tmp_path: Path) -> None:
     port = free_port()
     process = subprocess.Popen(

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from accord.client import (
-    ApiKey,
-    BasicAuth,
-    BearerToken,
-    ClientCertificate,
-    ClientCredentials,
-    Credential,
-    Credentials,
-)
+if TYPE_CHECKING:
+    from accord.client import Credentials
 
 HINT = (
     "give credentials before the command: accord --api-key KEY | --bearer TOKEN |"
@@ -23,13 +16,16 @@ HINT = (
     " ACCORD_CERT, ACCORD_KEY); `accord card URL --json` shows the agent's securitySchemes"
 )
 
-_given = Credentials()
+# None until an option names one: a command that talks to no agent never loads the client.
+_given: Credentials | None = None
 
 
 def given() -> Credentials:
     """The credentials the options named (none: the CLI still reads what the card asks for,
     and says so before sending anything)."""
-    return _given
+    from accord.client import Credentials
+
+    return _given if _given is not None else Credentials()
 
 
 def _option(name: str, env: str, help: str) -> Any:
@@ -81,6 +77,19 @@ def remember(
 ) -> None:
     """Keep the credentials the root options named for the command that follows."""
     global _given
+    _given = None
+    if not any((api_key, bearer, basic, client_id, client_secret, cert, key, ca)):
+        return
+    from accord.client import (
+        ApiKey,
+        BasicAuth,
+        BearerToken,
+        ClientCertificate,
+        ClientCredentials,
+        Credential,
+        Credentials,
+    )
+
     found: list[Credential] = []
     if api_key:
         found.append(ApiKey(api_key))

@@ -103,7 +103,3 @@ def host(
     settings = serving.ServeSettings(host, port, log_level, storage, keys_dir=DEFAULT_KEYS_DIR)
     serving.run(agent, settings, config)
 
-
-def register(app: typer.Typer) -> None:
-    """Add `accord host` to the `accord` command."""
-    app.command("host")(host)
