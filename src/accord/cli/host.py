@@ -102,4 +102,3 @@ def host(
     storage = StoreSettings(url=store)
     settings = serving.ServeSettings(host, port, log_level, storage, keys_dir=DEFAULT_KEYS_DIR)
     serving.run(agent, settings, config)
-
