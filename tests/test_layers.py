@@ -209,6 +209,7 @@ def test_a_client_script_loads_no_server(statement: str) -> None:
 KEYS = ("accord.keys", "jwt", "cryptography")
 
 
+@pytest.mark.processes
 def test_a_client_loads_the_keys_only_when_trusted_keys_are_used() -> None:
     """jwt and cryptography cost a script that only calls agents ~160 ms: loaded for
     `trusted_keys` only."""
