@@ -78,6 +78,16 @@ class Follower:
         ):
             last = after_seq
             while missed:
+                if missed[0].seq != last + 1:
+                    # The log's bound dropped what this reader had not read yet while it read
+                    # (an agent far ahead): the task as it stands now holds what it missed.
+                    task, seq = await self.current(task_id, owner)
+                    ended = task.status.state.is_terminal
+                    yield EventRecord.of(task_id, seq, task, final=ended)
+                    if ended:
+                        return
+                    last = seq
+                    break
                 for record in missed:
                     yield record
                     last = record.seq
