@@ -5,8 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO_PORT ?= 8000
 # pytest workers (0: one process). Four, twice the cores of a small machine, halve the run as
-# most tests wait on servers and sockets; one process stays the default while a stream read
-# under that load can miss events (test_a_crash_mid_stream_loses_no_chunk_a_client_received).
+# most tests wait on servers and sockets; one process stays the default until four have held
+# over more runs under load.
 TEST_WORKERS ?= 0
 JS_PEER := tests/js/node_modules/.package-lock.json
 
