@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 
 from accord import A2AError, AgentExecutor, RequestContext, TaskUpdater
 from accord.agents import AgentEvent, EventSink
@@ -23,6 +24,14 @@ from accord.types import (
 
 SAFETY_TIMEOUT = 10.0
 """Upper bound for a test waiting on something that should happen; only guards against hangs."""
+
+
+async def until(condition: Callable[[], bool], what: str = "a condition") -> None:
+    """Wait until `condition` holds, checking it every 20 ms, for at most SAFETY_TIMEOUT."""
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
 
 
 class Gate:

@@ -107,7 +107,9 @@ class ServedProcess:
             assert self.process.stderr is not None
             for line in self.process.stderr:
                 self.stderr.append(line)
-                if "Uvicorn running on" in line:
+                # uvicorn says the first once it listens; with --workers, accord says the second
+                # once the port the workers share listens
+                if "Uvicorn running on" in line or " workers (card: " in line:
                     break
             else:
                 pytest.fail("accord serve did not start:\n" + self.output)

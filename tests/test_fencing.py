@@ -16,7 +16,7 @@ from rpc import Json, RpcClient, SseEvent, connect, text_of
 from served_process import ServedProcess, accord_servers
 from services import redis_bus_fixture  # noqa: F401 - a fixture
 from stores import fresh_pg_schema, pg_schema_url
-from test_replicas import artifact_ticks, counted, full_log, ticks
+from ticker_streams import artifact_ticks, counted, full_log, ticks
 
 pytestmark = pytest.mark.processes
 

@@ -15,7 +15,8 @@ from agents_for_tests import SAFETY_TIMEOUT
 from rpc import connect, send_params
 from served_process import ServedProcess, accord_serve
 from services import redis_bus_fixture  # noqa: F401 - a fixture
-from test_replicas import FAST, pg_store, replicas, sqlite_store  # noqa: F401
+from test_replicas import pg_store, replicas, sqlite_store  # noqa: F401
+from ticker_streams import FAST
 from webhooks import Webhook, receiving
 
 pytestmark = pytest.mark.processes

@@ -7,7 +7,6 @@ import asyncio
 import json
 import subprocess
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -54,13 +53,6 @@ class TimedWebhook(Webhook):
 
 def gaps(arrivals: list[float]) -> list[float]:
     return [later - earlier for earlier, later in pairwise(arrivals)]
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + SAFETY_TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.02)
 
 
 def run_accord(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

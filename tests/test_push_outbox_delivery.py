@@ -8,7 +8,7 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from accord.push import DELIVERY_ID_HEADER, DeliveryIds, SeenTokens, verify
 from accord.runtime.delivery import RetrySchedule
 from accord.runtime.task_runtime import TaskRuntime
 from accord.store import TaskStore, open_store
-from agents_for_tests import SAFETY_TIMEOUT
+from agents_for_tests import SAFETY_TIMEOUT, until
 from push_agents import reporter
 from rpc import RpcClient, connect, send_params, served
 from served_process import accord_command
@@ -68,14 +68,6 @@ async def accord(*args: str) -> subprocess.CompletedProcess[str]:
         accord_command(*args),
         capture_output=True, text=True, timeout=SAFETY_TIMEOUT,
     )  # fmt: skip
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    """Wait until `condition` holds."""
-    deadline = time.monotonic() + SAFETY_TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.02)
 
 
 async def test_a_notification_refused_twice_arrives_on_the_third_try_under_one_delivery_id() -> (

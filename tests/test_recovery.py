@@ -20,6 +20,9 @@ from accord.errors import UnsupportedOperation
 from accord.runtime import InProcessEventBus, TaskRuntime
 from accord.runtime.push import PushSender
 from accord.runtime.redis_bus import RedisEventBus
+from accord.runtime.shared_bus import SharedEventBus
+from accord.runtime.socket_bus import SocketEventBus
+from accord.runtime.socket_hub import Hub
 from accord.store import InMemoryTaskStore, TaskStore
 from accord.store.sql.schema import tasks
 from accord.types import (
@@ -306,25 +309,47 @@ async def test_resuming_while_the_failure_is_being_saved_gets_the_failure(
     assert record.event.status.state is TaskState.FAILED
 
 
-RedisBuses = Callable[[], RedisEventBus]
+SharedBuses = Callable[[], SharedEventBus]
+
+
+@asynccontextmanager
+async def buses_on(channel: str, tmp_path: Path) -> AsyncIterator[SharedBuses]:
+    """Makes buses of replicas sharing one channel, gone after the block: a fresh Redis
+    stream (`redis`), or a hub on a Unix socket (`socket`), as `accord serve --workers` runs."""
+    if channel == "redis":
+        url, stream = await redis_url(), f"accord:test:{new_id()}"
+        yield lambda: RedisEventBus(url, stream=stream)
+        client = Redis.from_url(url)
+        await client.delete(stream)
+        await client.aclose()
+        return
+    path = str(tmp_path / "bus.sock")
+    hub = asyncio.create_task(Hub(path).serve())
+    yield lambda: SocketEventBus(path)
+    hub.cancel()
+    await asyncio.gather(hub, return_exceptions=True)
 
 
 @pytest.fixture
-async def redis_buses() -> AsyncIterator[RedisBuses]:
-    """Makes buses of replicas sharing one fresh Redis stream, deleted after the test."""
-    url, stream = await redis_url(), f"accord:test:{new_id()}"
-    yield lambda: RedisEventBus(url, stream=stream)
-    client = Redis.from_url(url)
-    await client.delete(stream)
-    await client.aclose()
+async def redis_buses(tmp_path: Path) -> AsyncIterator[SharedBuses]:
+    async with buses_on("redis", tmp_path) as buses:
+        yield buses
 
 
-async def test_replicas_see_each_others_events_over_redis(
-    store: InMemoryTaskStore, redis_buses: RedisBuses
+@pytest.fixture(params=["redis", "socket"])
+async def shared_buses(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[SharedBuses]:
+    async with buses_on(request.param, tmp_path) as buses:
+        yield buses
+
+
+async def test_replicas_see_each_others_events_over_a_shared_bus(
+    store: InMemoryTaskStore, shared_buses: SharedBuses
 ) -> None:
     agent = GatedStreamer(chunks=2)
-    a = await opened(TaskRuntime(agent, store, redis_buses()))
-    b = await opened(TaskRuntime(agent, store, redis_buses()))
+    a = await opened(TaskRuntime(agent, store, shared_buses()))
+    b = await opened(TaskRuntime(agent, store, shared_buses()))
     try:
         execution = await a.start(send_params())
         execution.close()
@@ -346,11 +371,11 @@ async def test_replicas_see_each_others_events_over_redis(
 
 
 async def test_cancel_on_one_replica_stops_the_agent_on_another(
-    store: InMemoryTaskStore, redis_buses: RedisBuses
+    store: InMemoryTaskStore, shared_buses: SharedBuses
 ) -> None:
     agent = NeverFinishes()
-    a = await opened(TaskRuntime(agent, store, redis_buses()))
-    b = await opened(TaskRuntime(NeverFinishes(), store, redis_buses()))
+    a = await opened(TaskRuntime(agent, store, shared_buses()))
+    b = await opened(TaskRuntime(NeverFinishes(), store, shared_buses()))
     try:
         execution = await a.start(send_params())
         execution.close()
@@ -365,18 +390,20 @@ async def test_cancel_on_one_replica_stops_the_agent_on_another(
 
 
 async def test_push_notifications_go_out_once_not_once_per_replica(
-    store: InMemoryTaskStore, redis_buses: RedisBuses
+    store: InMemoryTaskStore, shared_buses: SharedBuses
 ) -> None:
     hook = Webhook()
     agent = GatedStreamer(chunks=1)
     with receiving(hook) as webhook_url:
         guard = WebhookGuard(LOOPBACK)
-        a = await opened(
-            TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard, issuer=AGENT_URL))
-        )
-        b = await opened(
-            TaskRuntime(agent, store, redis_buses(), push=PushSender(guard=guard, issuer=AGENT_URL))
-        )
+        a, b = [
+            await opened(
+                TaskRuntime(
+                    agent, store, shared_buses(), push=PushSender(guard=guard, issuer=AGENT_URL)
+                )
+            )
+            for _ in range(2)
+        ]
         try:
             params = send_params()
             params.configuration = MessageSendConfiguration(
@@ -400,7 +427,7 @@ async def test_push_notifications_go_out_once_not_once_per_replica(
 
 
 async def test_the_redis_bus_closes_without_cancelling_a_blocked_read(
-    redis_buses: RedisBuses,
+    redis_buses: SharedBuses,
 ) -> None:
     bus = redis_buses()
     await bus.start()

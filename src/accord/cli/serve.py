@@ -31,10 +31,14 @@ from accord.cli.storage import (
     earlier_default_note,
     pool_warning,
     prepare_store,
+    shared_by_processes,
 )
+from accord.cli.workers import AppFactory, run_workers
 from accord.runtime import DEFAULT_BUS_URL, open_bus
+from accord.runtime.bus_factory import MEMORY
 from accord.server.config import ServerConfig
 from accord.server.http_limits import HttpLimits
+from accord.store import open_store
 from accord.web.allowed_hosts import AllowedHosts
 
 CARD_PATH = "/.well-known/agent-card.json"
@@ -74,9 +78,9 @@ def _missing_attribute(module: ModuleType, attribute: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ServeSettings:
-    """How `accord serve` runs its server process: the address, uvicorn's log level, the
-    store, the bus, the shutdown grace, each connection's limits, and the key store's
-    directory (None: the config's keys, or a key made in memory)."""
+    """How `accord serve` runs its server processes: the address, uvicorn's log level, the
+    store, the bus, the shutdown grace, each connection's limits, the key store's directory
+    (None: the config's keys, or a key made in memory) and how many workers."""
 
     host: str
     port: int
@@ -86,6 +90,8 @@ class ServeSettings:
     graceful_timeout: float = 10.0
     http_limits: HttpLimits = field(default_factory=HttpLimits)
     keys_dir: Path | None = None
+    workers: int = 1
+    """Server processes sharing the port, the store and (through a hub) their events."""
 
 
 def run(target: str | Agent, settings: ServeSettings, config: ServerConfig | None = None) -> None:
@@ -130,7 +136,8 @@ _AGENT_ONLY = ("grpc_port", "tls", "limits", "public_url", "allowed_hosts", "deb
 def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = None) -> None:
     """Serve an `accord.Agent` or an ASGI app until interrupted; the ports are checked before
     the server starts, after the store and the bus. Every connection is held to
-    `settings.http_limits`.
+    `settings.http_limits`. With `settings.workers` above 1, that many processes share the
+    port (`accord.cli.workers`).
 
     An agent gets the store and the bus `settings` name (the store's schema upgraded first),
     served as `config` says; it says on stderr where it is served and where its tasks are
@@ -138,7 +145,14 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
     """
     config = config if config is not None else ServerConfig()
     if isinstance(found, Agent):
-        app = _agent_app(found, settings, config)
+        served = _ServedAgent.prepare(found, settings, config)
+        make_app: AppFactory = served.app
+        if settings.workers == 1:
+            app = served.app()
+        else:
+            served.check()
+        served.check_ports()
+        announce = served.announce
     elif any(getattr(config, name) != getattr(_DEFAULTS, name) for name in _AGENT_ONLY):
         raise BadArgument(
             "--grpc-port, TLS, limits, --public-url and --allowed-host serve an accord.Agent,"
@@ -147,68 +161,120 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
     else:
         ensure_free(settings.host, settings.port)
         app = found
+
+        def make_app(bus_url: str | None) -> Any:
+            return found
+
+        def announce() -> None:
+            """An ASGI app says nothing of itself."""
+
     _tune_gc()
     _tune_malloc()
     server_options = config.tls.uvicorn_options() if config.tls is not None else {}
     server_options |= settings.http_limits.uvicorn_options(server_options.get("http"))
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        log_config=log_config(settings.log_level),
-        access_log=False,
-        timeout_graceful_shutdown=int(settings.graceful_timeout) or 1,
-        **server_options,
-    )
+    server_options |= {
+        "log_level": settings.log_level,
+        "log_config": log_config(settings.log_level),
+        "access_log": False,
+        "timeout_graceful_shutdown": int(settings.graceful_timeout) or 1,
+    }
+    if settings.workers > 1:
+        run_workers(make_app, settings, server_options, announce)
+        return
+    announce()
+    uvicorn.run(app, host=settings.host, port=settings.port, **server_options)
 
 
 _DEFAULTS = ServerConfig()
 
 
-def _agent_app(agent: Agent, settings: ServeSettings, config: ServerConfig) -> Any:
-    """The agent's app on its store and bus, once they open and the ports are free."""
-    host, port, storage = settings.host, settings.port, settings.storage
-    store_agent = config.store_agent or agent.name
-    store_url = storage.url_for(store_agent)
-    store = prepare_store(store_url, storage.retention, store_agent, storage.pool_size)
-    try:
-        bus = open_bus(settings.bus_url)
-    except ValueError as exc:
-        raise BadArgument(f"--bus: {exc}") from None
-    hosts, hosts_line = _answered_hosts(host, port, config)
-    keys = config.keys
-    if keys is None and settings.keys_dir is not None:
-        keys = open_keys(settings.keys_dir)
-    config = replace(
-        config,
-        allowed_hosts=hosts,
-        keys=keys,
-        grpc_host=host,
-        http_port=port,
-        store_agent=store_agent,
-    )
-    try:
-        app = agent.app(config=config, store=store, bus=bus)
-    except ValueError as exc:  # the agent set up wrong: say so in one line
-        raise BadArgument(str(exc)) from None
-    ensure_free(host, port)  # after the app: an agent set up wrong is said first
-    if config.grpc_port is not None:
-        ensure_free(host, config.grpc_port, "--grpc-port")
-    scheme = "https" if config.tls is not None else "http"
-    url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
-    typer.echo(f"accord: serving {agent.name} at {url} (card: {url}{CARD_PATH})", err=True)
-    if config.public_url:
-        typer.echo(f"accord: clients reach it at {config.public_url}", err=True)
-    if hosts_line:
-        typer.echo(f"accord: {hosts_line}", err=True)
-    typer.echo(f"accord: tasks are kept in {display_url(store_url)}", err=True)
-    note = earlier_default_note() if storage.url is None else None
-    if note is not None:
-        typer.echo(f"accord: {note}", err=True)
-    if (warning := pool_warning(store_url, storage.pool_size)) is not None:
-        typer.echo(f"accord: warning: {warning}", err=True)
-    return app
+@dataclass(frozen=True, slots=True)
+class _ServedAgent:
+    """An agent made ready to serve: its store's schema upgraded and bound to it, its config
+    completed with the address, the Host names it answers and its keys, and what to say of
+    it; `app` makes its app (once per worker), on a store and a bus of its own."""
+
+    agent: Agent
+    settings: ServeSettings
+    config: ServerConfig
+    store_url: str
+    hosts_line: str
+
+    @classmethod
+    def prepare(cls, agent: Agent, settings: ServeSettings, config: ServerConfig) -> _ServedAgent:
+        host, port, storage = settings.host, settings.port, settings.storage
+        store_agent = config.store_agent or agent.name
+        store_url = storage.url_for(store_agent)
+        if settings.workers > 1 and not shared_by_processes(store_url):
+            raise BadArgument(
+                f"--workers {settings.workers} needs a store the workers share: the default"
+                " SQLite file, sqlite:///PATH or postgresql://... (memory keeps each worker's"
+                " tasks to itself)"
+            )
+        prepare_store(store_url, store_agent)
+        open_bus(settings.bus_url)  # a bad --bus is said before serving
+        hosts, hosts_line = _answered_hosts(host, port, config)
+        keys = config.keys
+        if keys is None and settings.keys_dir is not None:
+            keys = open_keys(settings.keys_dir)
+        config = replace(
+            config,
+            allowed_hosts=hosts,
+            keys=keys,
+            grpc_host=host,
+            http_port=port,
+            store_agent=store_agent,
+        )
+        return cls(agent, settings, config, store_url, hosts_line)
+
+    def app(self, bus_url: str | None = None) -> Any:
+        """The agent's app, on a store and a bus (at `bus_url`, else the settings') of its own."""
+        storage = self.settings.storage
+        store = open_store(self.store_url, retention=storage.retention, pool_size=storage.pool_size)
+        try:
+            bus = open_bus(bus_url or self.settings.bus_url)
+        except ValueError as exc:
+            raise BadArgument(f"--bus: {exc}") from None
+        try:
+            return self.agent.app(config=self.config, store=store, bus=bus)
+        except ValueError as exc:  # the agent set up wrong: say so in one line
+            raise BadArgument(str(exc)) from None
+
+    def check(self) -> None:
+        """Make the app once, unserved, so an agent set up wrong is said before any worker
+        starts."""
+        try:
+            self.agent.app(config=self.config, store=open_store(MEMORY), bus=open_bus(MEMORY))
+        except ValueError as exc:
+            raise BadArgument(str(exc)) from None
+
+    def check_ports(self) -> None:
+        """Fail with one line if a port to serve on is taken."""
+        ensure_free(self.settings.host, self.settings.port)
+        if self.config.grpc_port is not None:
+            ensure_free(self.settings.host, self.config.grpc_port, "--grpc-port")
+
+    def announce(self) -> None:
+        """Say where the agent is served and where its tasks are kept."""
+        settings, config = self.settings, self.config
+        host, port = settings.host, settings.port
+        scheme = "https" if config.tls is not None else "http"
+        url = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+        workers = f" with {settings.workers} workers" if settings.workers > 1 else ""
+        typer.echo(
+            f"accord: serving {self.agent.name} at {url}{workers} (card: {url}{CARD_PATH})",
+            err=True,
+        )
+        if config.public_url:
+            typer.echo(f"accord: clients reach it at {config.public_url}", err=True)
+        if self.hosts_line:
+            typer.echo(f"accord: {self.hosts_line}", err=True)
+        typer.echo(f"accord: tasks are kept in {display_url(self.store_url)}", err=True)
+        note = earlier_default_note() if settings.storage.url is None else None
+        if note is not None:
+            typer.echo(f"accord: {note}", err=True)
+        if (warning := pool_warning(self.store_url, settings.storage.pool_size)) is not None:
+            typer.echo(f"accord: warning: {warning}", err=True)
 
 
 def _answered_hosts(host: str, port: int, config: ServerConfig) -> tuple[AllowedHosts | None, str]:

@@ -96,6 +96,17 @@ AllowedHostOption = Annotated[
 
 # The options of the store, the replicas, the connections and development.
 
+WorkersOption = Annotated[
+    str,
+    typer.Option(
+        metavar="N",
+        envvar="ACCORD_WORKERS",
+        help="Server processes sharing the port (auto: one per core). They share the store"
+        " and, unless --bus names Redis, pass their events through a hub of their own, so a"
+        " request may reach any of them; one that dies is started again.",
+    ),
+]
+
 StoreAgentOption = Annotated[
     str | None,
     typer.Option(

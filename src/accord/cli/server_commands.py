@@ -18,6 +18,7 @@ from accord.cli.push_options import (
     retry_schedule,
 )
 from accord.cli.signing_options import KeysDirOption, PushAllowOption
+from accord.cli.workers import worker_count
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
 from accord.runtime.replicas import HANDOVER_TIMEOUT
@@ -69,6 +70,7 @@ def serve(
         int, typer.Option(metavar="PORT", envvar="ACCORD_PORT", help="Port to listen on.")
     ] = DEFAULT_PORT,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
+    workers: serve_options.WorkersOption = "1",
     store: StoreUrl = None,
     store_agent: serve_options.StoreAgentOption = None,
     task_ttl: serve_options.TaskTtlOption = _TASK_TTL,
@@ -151,6 +153,7 @@ def serve(
             max_connections=max_connections,
         ),
         keys_dir=keys,
+        workers=worker_count(workers),
     )
     serving.run(target, settings, config)
 

@@ -57,11 +57,9 @@ def format_duration(duration: timedelta | float | None) -> str:
     return f"{seconds:g}s"
 
 
-def prepare_store(
-    url: str, retention: Retention, agent: str, pool_size: int | None = None
-) -> TaskStore:
-    """The store at `url` that `accord serve` hands to the app of the agent named `agent`,
-    its schema created or upgraded and the store bound to the agent already.
+def prepare_store(url: str, agent: str) -> None:
+    """Make the store at `url` ready for `accord serve` to hand to the app of the agent named
+    `agent`: its schema created or upgraded, the store bound to the agent.
 
     Doing this before the server starts turns a bad URL, an unreachable database or a store
     keeping another agent's tasks into one line on stderr rather than a failed startup.
@@ -77,7 +75,11 @@ def prepare_store(
 
     with _reported(url):
         asyncio.run(bind())
-        return open_store(url, retention=retention, pool_size=pool_size)
+
+
+def shared_by_processes(url: str) -> bool:
+    """Whether several processes serving the store at `url` see the same tasks."""
+    return url != MEMORY and ":memory:" not in url
 
 
 def named_store(url: str | None) -> str:

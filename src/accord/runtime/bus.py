@@ -30,7 +30,8 @@ class Subscription(AsyncIterator[EventRecord]):
     def __init__(self, task_id: str, on_close: Callable[[Subscription], None]) -> None:
         self.task_id = task_id
         self._on_close = on_close
-        self._queue: asyncio.Queue[EventRecord] = asyncio.Queue()
+        # None wakes a reader whose stream was interrupted (`interrupt`).
+        self._queue: asyncio.Queue[EventRecord | None] = asyncio.Queue()
         # Set by a subscriber that only needs the end (a blocking send): the records before
         # it are dropped instead of waking the subscriber once each.
         self.finals_only = False
@@ -57,10 +58,19 @@ class Subscription(AsyncIterator[EventRecord]):
                 f" with Last-Event-ID: {self._last_read} to get the rest",
                 data={"lastEventId": self._last_read},
             )
+        assert record is not None  # only `interrupt` puts None, after setting _overrun
         self._pending_bytes -= len(record.payload)
         if record.seq:
             self._last_read = record.seq
         return record
+
+    def interrupt(self) -> None:
+        """End the reader's stream now, as if it had fallen behind: records may have been
+        missed (its bus lost the other replicas), and the reader resumes from the task's log."""
+        if not self._overrun:
+            self._overrun = True
+            self._drop_pending()
+            self._queue.put_nowait(None)
 
     def _drop_pending(self) -> None:
         while not self._queue.empty():
@@ -126,6 +136,12 @@ class EventBus(ABC):
     def _deliver_locally(self, record: EventRecord) -> None:
         for subscription in self._subscribers.get(record.task_id, ()):
             subscription.deliver(record)
+
+    def _interrupt_subscribers(self) -> None:
+        """End every local subscriber's stream (see `Subscription.interrupt`)."""
+        for subscriptions in list(self._subscribers.values()):
+            for subscription in list(subscriptions):
+                subscription.interrupt()
 
     def _unsubscribe(self, subscription: Subscription) -> None:
         subscribers = self._subscribers.get(subscription.task_id)

@@ -23,8 +23,9 @@ def register_bus(scheme: str, opener: BusOpener) -> None:
 
 
 def open_bus(url: str) -> EventBus:
-    """`memory` (this process only) or `redis://host:port/db` / `rediss://…` (shared), or a
-    URL of a scheme registered with `register_bus`.
+    """`memory` (this process only), `redis://host:port/db` / `rediss://…` (shared), or
+    `local:///PATH` (the workers of one machine, through the hub at that Unix socket, as
+    `accord serve --workers` runs them), or a URL of a scheme registered with `register_bus`.
 
     A `stream=NAME` query parameter picks the Redis stream (default `accord:events`), so
     several deployments can share one Redis.
@@ -53,6 +54,16 @@ def _redis(url: str) -> EventBus:
     return RedisEventBus(connection_url)
 
 
+def _socket(url: str) -> EventBus:
+    from accord.runtime.socket_bus import SocketEventBus
+
+    path = urlsplit(url).path
+    if not path:
+        raise ValueError(f"{url!r} names no socket: use local:///PATH/TO/HUB.sock")
+    return SocketEventBus(path)
+
+
 register_bus(MEMORY, lambda url: InProcessEventBus())
+register_bus("local", _socket)
 for _scheme in ("redis", "rediss", "unix"):
     register_bus(_scheme, _redis)

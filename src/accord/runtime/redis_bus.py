@@ -4,31 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, ClassVar
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from accord.core.records import EventRecord
-from accord.errors import A2AError
-from accord.runtime.bus import EventBus
-from accord.types import JSONRPCError, adapters, new_id
+from accord.runtime.shared_bus import Entry, SharedEventBus
 
 log = logging.getLogger("accord.bus")
 
-_RECORD, _FAILURE, _CANCEL = b"r", b"e", b"c"
 
-
-class RedisEventBus(EventBus):
+class RedisEventBus(SharedEventBus):
     """Every replica appends to, and reads from, one capped Redis stream.
 
-    Local subscribers get a record the moment it is published; the stream carries it to
-    the other replicas, whose single reader hands it to their subscribers. A replica skips
-    its own entries. The stream is a live channel, not the event log: replay comes from
-    the task store, so the stream is trimmed to about `max_length` entries.
+    The stream is a live channel, not the event log: replay comes from the task store, so
+    the stream is trimmed to about `max_length` entries. Every replica reads the whole
+    stream and skips its own entries.
     """
-
-    distributed: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -43,7 +35,6 @@ class RedisEventBus(EventBus):
         self.stream = stream
         self.max_length = max_length
         self.block_ms = block_ms
-        self.replica_id = new_id()
         self._redis: Redis | None = None
         self._reader: asyncio.Task[None] | None = None
         self._closing = False
@@ -71,31 +62,10 @@ class RedisEventBus(EventBus):
             await self._redis.aclose()
             self._redis = None
 
-    async def publish(self, record: EventRecord) -> None:
-        self._deliver_locally(record)
-        if record.error is not None:
-            fields = {
-                b"k": _FAILURE,
-                b"c": str(record.error.code).encode(),
-                b"m": record.error.message.encode(),
-            }
-        else:
-            fields = {
-                b"k": _RECORD,
-                b"s": str(record.seq).encode(),
-                b"f": b"1" if record.final else b"0",
-                b"p": record.payload,
-            }
-        await self._append({**fields, b"t": record.task_id.encode()})
-
-    async def request_cancel(self, task_id: str) -> None:
-        await self._append({b"k": _CANCEL, b"t": task_id.encode()})
-
-    async def _append(self, fields: dict[bytes, bytes]) -> None:
+    async def _send(self, entry: Entry) -> None:
         redis = self._connected()
-        fields[b"o"] = self.replica_id.encode()
         try:
-            await redis.xadd(self.stream, fields, maxlen=self.max_length, approximate=True)  # type: ignore[arg-type]
+            await redis.xadd(self.stream, entry, maxlen=self.max_length, approximate=True)  # type: ignore[arg-type]
         except RedisError:
             log.exception("could not publish to %s; other replicas miss this entry", self.stream)
 
@@ -116,30 +86,7 @@ class RedisEventBus(EventBus):
             for _stream, entries in batches or ():
                 for entry_id, fields in entries:
                     last_id = entry_id
-                    if fields.get(b"o") != self.replica_id.encode():
-                        await self._dispatch(fields)
-
-    async def _dispatch(self, fields: dict[bytes, bytes]) -> None:
-        kind = fields.get(b"k")
-        task_id = fields[b"t"].decode()
-        try:
-            if kind == _CANCEL:
-                await super().request_cancel(task_id)
-            elif kind == _FAILURE:
-                error = JSONRPCError(code=int(fields[b"c"]), message=fields[b"m"].decode())
-                self._deliver_locally(
-                    EventRecord.failure(task_id, A2AError.from_error_object(error))
-                )
-            elif task_id in self._subscribers:
-                payload = fields[b"p"]
-                self._deliver_locally(
-                    EventRecord(
-                        task_id, int(fields[b"s"]), adapters.STREAM_EVENT.validate_json(payload),
-                        fields[b"f"] == b"1", payload,
-                    )
-                )  # fmt: skip
-        except Exception:
-            log.exception("dropping a malformed entry of %s for task %s", self.stream, task_id)
+                    await self._receive(fields)
 
     def _connected(self) -> Redis:
         if self._redis is None:
