@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
 from accord.errors import TaskNotFound
+from accord.runtime.bus import InProcessEventBus
 from accord.runtime.runs import Runs
 from accord.types import TaskState
 from runtime_parts import new_run, task_in
@@ -56,3 +59,33 @@ async def test_working_runs_are_counted_by_the_owner_of_their_message() -> None:
     going.lost = True
     assert not going.working
     going.worker.cancel()
+
+
+class RecordingBus(InProcessEventBus):
+    """Says which tasks it is told run here."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[str] = []
+
+    @contextmanager
+    def running(self, task_id: str) -> Iterator[None]:
+        self.held.append(task_id)
+        try:
+            yield
+        finally:
+            self.held.remove(task_id)
+
+
+def test_the_bus_knows_a_task_runs_here_while_it_has_a_run_whichever_run_that_is() -> None:
+    bus = RecordingBus()
+    runs = Runs(bus)
+    first = new_run(task_in(TaskState.WORKING))
+    second = new_run(first.task)
+    runs.add(first)
+    runs.replace(second)  # the task still runs here: held once
+    assert bus.held == [first.task_id]
+    runs.discard(first)  # not its task's run any more: nothing changes
+    assert bus.held == [first.task_id]
+    runs.discard(second)
+    assert bus.held == []

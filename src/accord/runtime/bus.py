@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import ClassVar
 
 from accord.core.records import EventRecord
@@ -114,6 +115,11 @@ class EventBus(ABC):
     @abstractmethod
     async def publish(self, record: EventRecord) -> None:
         """Deliver `record` to every current subscriber of its task, wherever they are."""
+
+    def running(self, task_id: str) -> AbstractContextManager[None]:
+        """Held while this replica runs `task_id`: a bus that reads only what a replica needs
+        then carries the task's cancel requests here."""
+        return nullcontext()
 
     def on_cancel_request(self, handler: CancelHandler) -> None:
         """Call `handler(task_id)` when some replica asks for a task to be canceled."""

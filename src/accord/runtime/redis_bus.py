@@ -1,25 +1,44 @@
-"""RedisEventBus: task records and cancel requests shared by replicas through one Redis stream."""
+"""RedisEventBus: task records and cancel requests shared by replicas, a Redis stream per task."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
+from redis.typing import KeyT, StreamIdT
 
-from accord.runtime.shared_bus import Entry, SharedEventBus
+from accord.runtime.bus import Subscription
+from accord.runtime.shared_bus import Entry, SharedEventBus, is_cancel_request
 
 log = logging.getLogger("accord.bus")
 
+CLOCK_MARGIN_MS = 5_000
+"""How far before the moment a replica starts watching a task it reads the task's stream
+from: room for the clocks of this machine and of Redis (which numbers the entries) to differ.
+What this reads again is harmless: a stream skips records it has seen (by their number), and
+a cancel request acts only on a task that runs here."""
+
 
 class RedisEventBus(SharedEventBus):
-    """Every replica appends to, and reads from, one capped Redis stream.
+    """Each task has two Redis streams: `{stream}:{task_id}` for its records and
+    `{stream}:{task_id}:cancel` for requests to cancel it. A replica reads the records of a
+    task only while it has a subscriber for it (a stream, a blocking send) and does not run
+    it (what it runs it publishes itself), and the cancel requests of the tasks it runs. So a
+    replica's bus work follows its own tasks and the streams it serves for others' tasks, not
+    the size of the fleet; a client streaming from the replica that runs its task costs no
+    bus read at all.
 
-    The stream is a live channel, not the event log: replay comes from the task store, so
-    the stream is trimmed to about `max_length` entries. Every replica reads the whole
-    stream and skips its own entries.
+    The streams are a live channel, not the event log (replay comes from the task store):
+    each is trimmed to about `max_length` entries and expires `idle_seconds` after its last
+    entry. A replica's own stream, `{stream}:replica:{id}`, only wakes its reader when what
+    it reads changes.
     """
 
     def __init__(
@@ -27,68 +46,146 @@ class RedisEventBus(SharedEventBus):
         url: str,
         *,
         stream: str = "accord:events",
-        max_length: int = 100_000,
+        max_length: int = 1_000,
+        idle_seconds: int = 3_600,
         block_ms: int = 250,
     ) -> None:
         super().__init__()
         self.url = url
         self.stream = stream
         self.max_length = max_length
+        self.idle_seconds = idle_seconds
         self.block_ms = block_ms
         self._redis: Redis | None = None
         self._reader: asyncio.Task[None] | None = None
         self._closing = False
+        self._subscribed: Counter[str] = Counter()
+        self._running: Counter[str] = Counter()
+        self._positions: dict[str, bytes] = {}
+        """The streams read, by key, and the last entry read of each."""
+        self._wake_key = f"{stream}:replica:{self.replica_id}"
+        self._waking: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         self._redis = Redis.from_url(self.url)
         self._closing = False
-        # Read from the current end: what was published before this replica existed is
-        # history, served by the store.
-        info: Any = await self._redis.xrevrange(self.stream, count=1)
-        last_id = info[0][0] if info else b"0-0"
-        self._reader = asyncio.create_task(self._read(last_id), name="accord-redis-bus")
+        self._reader = asyncio.create_task(self._read(), name="accord-redis-bus")
 
     async def close(self) -> None:
         if self._reader is not None:
             # Cancelling a blocked XREAD can wedge redis-py's connection: let the reader
             # see the flag when its block times out instead, and cancel only as a last resort.
             self._closing = True
+            self._wake()
             done, _ = await asyncio.wait({self._reader}, timeout=self.block_ms / 1000 + 1)
             if not done:
                 self._reader.cancel()
                 await asyncio.wait({self._reader}, timeout=1)
             self._reader = None
         if self._redis is not None:
+            await self._redis.delete(self._wake_key)
             await self._redis.aclose()
             self._redis = None
 
+    def subscribe(self, task_id: str) -> Subscription:
+        subscription = super().subscribe(task_id)
+        self._subscribed[task_id] += 1
+        self._follow(task_id)
+        return subscription
+
+    def _unsubscribe(self, subscription: Subscription) -> None:
+        if subscription in self._subscribers.get(subscription.task_id, ()):
+            self._subscribed[subscription.task_id] -= 1
+            self._follow(subscription.task_id)
+        super()._unsubscribe(subscription)
+
+    @contextmanager
+    def running(self, task_id: str) -> Iterator[None]:
+        self._running[task_id] += 1
+        self._follow(task_id)
+        try:
+            yield
+        finally:
+            self._running[task_id] -= 1
+            self._follow(task_id)
+
     async def _send(self, entry: Entry) -> None:
         redis = self._connected()
+        task_id = entry[b"t"].decode()
+        key = self._cancels_of(task_id) if is_cancel_request(entry) else self._records_of(task_id)
         try:
-            await redis.xadd(self.stream, entry, maxlen=self.max_length, approximate=True)  # type: ignore[arg-type]
+            async with redis.pipeline(transaction=False) as pipe:
+                pipe.xadd(key, entry, maxlen=self.max_length, approximate=True)  # type: ignore[arg-type]
+                pipe.expire(key, self.idle_seconds)
+                await pipe.execute()
         except RedisError:
-            log.exception("could not publish to %s; other replicas miss this entry", self.stream)
+            log.exception("could not publish to %s; other replicas miss this entry", key)
 
-    async def _read(self, last_id: bytes) -> None:
+    def _records_of(self, task_id: str) -> str:
+        return f"{self.stream}:{task_id}"
+
+    def _cancels_of(self, task_id: str) -> str:
+        return f"{self.stream}:{task_id}:cancel"
+
+    def _follow(self, task_id: str) -> None:
+        """Read the task's streams this replica needs now, from a little before now."""
+        running = self._running[task_id] > 0
+        subscribed = self._subscribed[task_id] > 0
+        if not running:
+            del self._running[task_id]
+        if not subscribed:
+            del self._subscribed[task_id]
+        wanted = {self._records_of(task_id): subscribed and not running}
+        wanted[self._cancels_of(task_id)] = running
+        since = f"{int(time.time() * 1000) - CLOCK_MARGIN_MS}-0".encode()
+        changed = False
+        for key, read in wanted.items():
+            if read and key not in self._positions:
+                self._positions[key] = since
+                changed = True
+            elif not read:
+                self._positions.pop(key, None)
+        if changed:
+            self._wake()
+
+    def _wake(self) -> None:
+        """Have the reader's blocked XREAD return, to read the streams it watches now."""
+        if self._redis is None or self._reader is None:
+            return
+        waking = asyncio.create_task(_quietly(self._redis.xadd(self._wake_key, {b"k": b"w"})))
+        self._waking.add(waking)
+        waking.add_done_callback(self._waking.discard)
+
+    async def _read(self) -> None:
         redis = self._connected()
         backoff = 0.1
         while not self._closing:
+            streams: dict[KeyT, StreamIdT] = {key: at for key, at in self._positions.items()}
+            streams[self._wake_key] = b"$"
             try:
-                batches: Any = await redis.xread(
-                    {self.stream: last_id}, block=self.block_ms, count=500
-                )
+                batches: Any = await redis.xread(streams, block=self.block_ms, count=500)
                 backoff = 0.1
             except RedisError:
-                log.exception("reading %s failed; retrying in %.1fs", self.stream, backoff)
+                log.exception("reading the bus failed; retrying in %.1fs", backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
                 continue
-            for _stream, entries in batches or ():
-                for entry_id, fields in entries:
-                    last_id = entry_id
+            for raw_key, entries in batches or ():
+                key = raw_key.decode()
+                if key not in self._positions:
+                    continue  # a wake-up, or a stream no longer read
+                self._positions[key] = entries[-1][0]
+                for _entry_id, fields in entries:
                     await self._receive(fields)
 
     def _connected(self) -> Redis:
         if self._redis is None:
             raise RuntimeError("RedisEventBus.start() has not been called")
         return self._redis
+
+
+async def _quietly(command: Any) -> None:
+    try:
+        await command
+    except RedisError:
+        log.warning("could not wake the bus reader; it reads the new streams within its block")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from accord.agents.context import RequestContext
@@ -12,6 +13,7 @@ from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.records import EventRecord
 from accord.errors import TaskNotFound
+from accord.runtime.bus import EventBus, InProcessEventBus
 from accord.runtime.publishing import PublishQueue
 from accord.types import Task
 
@@ -58,10 +60,13 @@ class Run:
 
 
 class Runs:
-    """The runs of this replica, by task: at most one per task."""
+    """The runs of this replica, by task: at most one per task. While a task has a run here,
+    the bus is told this replica runs it (`EventBus.running`: its cancel requests come here)."""
 
-    def __init__(self) -> None:
+    def __init__(self, bus: EventBus | None = None) -> None:
         self._by_task: dict[str, Run] = {}
+        self._bus = bus if bus is not None else InProcessEventBus()
+        self._held: dict[str, AbstractContextManager[None]] = {}
 
     def __iter__(self) -> Iterator[Run]:
         return iter(list(self._by_task.values()))
@@ -75,16 +80,23 @@ class Runs:
 
     def add(self, run: Run) -> bool:
         """Register `run` unless its task has a run already; whether it was."""
-        return self._by_task.setdefault(run.task_id, run) is run
+        if run.task_id in self._by_task:
+            return self._by_task[run.task_id] is run
+        self.replace(run)
+        return True
 
     def replace(self, run: Run) -> None:
         """Register `run` in place of whichever run its task has."""
         self._by_task[run.task_id] = run
+        if run.task_id not in self._held:
+            held = self._held[run.task_id] = self._bus.running(run.task_id)
+            held.__enter__()
 
     def discard(self, run: Run) -> None:
         """Forget `run`, if it is still its task's."""
         if self._by_task.get(run.task_id) is run:
             del self._by_task[run.task_id]
+            self._held.pop(run.task_id).__exit__(None, None, None)
 
     def live(self, task_id: str, owner: str | None) -> Run | None:
         """The run that holds the task, if any; TaskNotFound when another caller than `owner`

@@ -20,6 +20,11 @@ _KIND, _TASK, _ORIGIN = b"k", b"t", b"o"
 _RECORD, _FAILURE, _CANCEL = b"r", b"e", b"c"
 
 
+def is_cancel_request(entry: Entry) -> bool:
+    """Whether `entry` asks the task's runner to cancel it (else it carries a record)."""
+    return entry.get(_KIND) == _CANCEL
+
+
 class SharedEventBus(EventBus):
     """A bus whose replicas (processes) exchange entries through some transport.
 

@@ -66,7 +66,7 @@ class TaskRuntime:
         self.deliveries = deliveries
         if deliveries is None and push is not None:
             self.deliveries = DeliveryWorker(self.store, push)
-        self._runs = Runs()
+        self._runs = Runs(self.bus)
         self._staging = Staging(
             self.store, self.bus, self.replica_id, self.deliveries, on_lost=self._lost
         )
