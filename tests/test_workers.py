@@ -7,6 +7,8 @@ import os
 import re
 import signal
 import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from accord import Client
-from accord.types import Task, TaskState
+from accord import Client, SyncClient
+from accord.types import Message, Task, TaskState
 from agents_for_tests import SAFETY_TIMEOUT, until
 from rpc import RpcClient, SseStream, connect, send_params
 from served_process import ServedProcess, accord_command, accord_serve, free_port
@@ -238,3 +240,43 @@ def test_workers_need_a_store_they_share(tmp_path: Path) -> None:
     assert finished.returncode == 2
     assert "--workers 2 needs a store the workers share" in finished.stderr
     assert "Traceback" not in finished.stderr
+
+
+def test_an_agent_made_in_a_script_serves_on_workers(tmp_path: Path) -> None:
+    """The workers are forked from the script's process: its agent needs no import path."""
+    port = free_port()
+    script = (
+        "import accord\n"
+        "@accord.agent(name='Shouter')\n"
+        "async def shout(context: accord.RequestContext) -> str:\n"
+        "    return context.text.upper()\n"
+        f"shout.serve(port={port}, workers=2)\n"
+    )
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    try:
+        _wait_for_card(url, process)
+        with SyncClient(url) as client:
+            replies = [client.send(f"hello {n}") for n in range(4)]
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+
+    assert [reply.text for reply in replies if isinstance(reply, Message)] == [
+        f"HELLO {n}" for n in range(4)
+    ]
+    assert "serving Shouter at" in stderr and "with 2 workers" in stderr
+    assert process.returncode == 0 and "Traceback" not in stderr
+
+
+def _wait_for_card(url: str, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            httpx.get(url + "/.well-known/agent-card.json").raise_for_status()
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    pytest.fail(f"the script did not serve (exit status {process.poll()})")

@@ -126,6 +126,7 @@ class Agent:
         store: str | None = None,
         log_level: str = "warning",
         config: Any = None,
+        workers: int = 1,
         **options: Any,
     ) -> None:
         """Serve this agent until interrupted, as `accord serve module:agent` does.
@@ -138,11 +139,20 @@ class Agent:
         `options` (its settings by name, set over `config`'s) say how it is served; as with
         `accord serve`, the agent answers only requests for its loopback names and `host` at
         `port` unless `allowed_hosts` names others or `public_url` says where it is reached.
+        `workers` above 1 serves it on that many processes, as `accord serve --workers` does
+        (the agent is handed to them as it is, so it may be made in a script).
         """
         if port is None:
             port = int(os.environ.get("ACCORD_PORT", DEFAULT_PORT))
         entry_point(SERVER)(
-            self, host, port, store=store, log_level=log_level, config=config, options=options
+            self,
+            host,
+            port,
+            store=store,
+            log_level=log_level,
+            config=config,
+            workers=workers,
+            options=options,
         )
 
     def __repr__(self) -> str:

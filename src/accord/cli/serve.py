@@ -112,18 +112,21 @@ def serve_agent(
     store: str | None,
     log_level: str,
     config: ServerConfig | None = None,
+    workers: int = 1,
     options: Mapping[str, Any],
 ) -> None:
-    """`Agent.serve`: `agent` on `host:port` with the store at the URL `store` (None: its own
-    default file), as `config` and `options` say (see `ServerConfig.of`), until interrupted;
-    a failure is one line on stderr and exit status 1."""
+    """`Agent.serve`: `agent` on `host:port` (and `workers` processes) with the store at the
+    URL `store` (None: its own default file), as `config` and `options` say (see
+    `ServerConfig.of`), until interrupted; a failure is one line on stderr and exit status 1."""
 
     def start() -> None:
         try:
             served = ServerConfig.of(config, **options)
         except (TypeError, ValueError) as exc:  # a setting unknown or that cannot be
             raise BadArgument(str(exc)) from None
-        settings = ServeSettings(host, port, log_level, StoreSettings(url=store))
+        if workers < 1:
+            raise BadArgument(f"workers must be at least 1, got {workers}")
+        settings = ServeSettings(host, port, log_level, StoreSettings(url=store), workers=workers)
         serve(agent, settings, served)
 
     exit_on_errors(start)

@@ -36,9 +36,9 @@ class RedisEventBus(SharedEventBus):
     bus read at all.
 
     The streams are a live channel, not the event log (replay comes from the task store):
-    each is trimmed to about `max_length` entries and expires `idle_seconds` after its last
-    entry. A replica's own stream, `{stream}:replica:{id}`, only wakes its reader when what
-    it reads changes.
+    each keeps about the last `keep_seconds` of entries, and is gone that long after its last
+    one, so Redis holds about `keep_seconds` of the fleet's traffic. A replica's own stream,
+    `{stream}:replica:{id}`, only wakes its reader when what it reads changes.
     """
 
     def __init__(
@@ -46,15 +46,13 @@ class RedisEventBus(SharedEventBus):
         url: str,
         *,
         stream: str = "accord:events",
-        max_length: int = 1_000,
-        idle_seconds: int = 3_600,
+        keep_seconds: int = 30,
         block_ms: int = 250,
     ) -> None:
         super().__init__()
         self.url = url
         self.stream = stream
-        self.max_length = max_length
-        self.idle_seconds = idle_seconds
+        self.keep_seconds = keep_seconds
         self.block_ms = block_ms
         self._redis: Redis | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -113,10 +111,11 @@ class RedisEventBus(SharedEventBus):
         redis = self._connected()
         task_id = entry[b"t"].decode()
         key = self._cancels_of(task_id) if is_cancel_request(entry) else self._records_of(task_id)
+        oldest = f"{int(time.time() * 1000) - self.keep_seconds * 1000}-0"
         try:
             async with redis.pipeline(transaction=False) as pipe:
-                pipe.xadd(key, entry, maxlen=self.max_length, approximate=True)  # type: ignore[arg-type]
-                pipe.expire(key, self.idle_seconds)
+                pipe.xadd(key, entry, minid=oldest, approximate=True)  # type: ignore[arg-type]
+                pipe.expire(key, self.keep_seconds)
                 await pipe.execute()
         except RedisError:
             log.exception("could not publish to %s; other replicas miss this entry", key)
