@@ -2,5 +2,6 @@
 serve`), and the tools of MCP servers for an accord agent (`tools`). Needs the `mcp` extra."""
 
 from accord.mcp.bridge import AgentBridge
+from accord.mcp.tools import McpTool, ServerUnavailable, Toolbox, ToolFailed, tools
 
-__all__ = ["AgentBridge"]
+__all__ = ["AgentBridge", "McpTool", "ServerUnavailable", "ToolFailed", "Toolbox", "tools"]
