@@ -53,9 +53,7 @@ def read_call(text: str) -> tuple[str, dict[str, Any]] | None:
             arguments = json.loads(rest)
         except ValueError as exc:
             raise BadCall(f"the arguments of {name} are not JSON: {exc}") from None
-        if not isinstance(arguments, dict):
-            raise BadCall(f"the arguments of {name} must be a JSON object")
-        return name, arguments
+        return name, dict(arguments)  # from `{`: an object or no JSON at all
     try:
         words = shlex.split(rest)
     except ValueError as exc:
@@ -122,23 +120,29 @@ class ToolboxAgent(accord.AgentExecutor):
         await task.complete()
 
 
-agent = accord.Agent(
-    ToolboxAgent(),
-    name="Toolbox",
-    description="Calls the tools of MCP servers by name: the tools of ACCORD_MCP_SERVERS.",
-    skills=[
-        AgentSkill(
-            id="call_tool",
-            name="Call an MCP tool",
-            description=(
-                "Calls the tool a message names with the arguments it gives (key=value words"
-                " or a JSON object) and returns the tool's text, files and data; 'tools' lists"
-                " them."
-            ),
-            tags=["mcp", "tools"],
-            examples=["tools", "add a=2 b=3", 'search {"query": "A2A"}'],
-        )
-    ],
-    input_modes=["text/plain"],
-    output_modes=["text/plain", "application/json", "image/png"],
-)
+def toolbox_agent(servers: Sequence[ServerSpec] | None = None) -> accord.Agent:
+    """The toolbox calling `servers` (by default those of ACCORD_MCP_SERVERS, read anew for
+    each request)."""
+    return accord.Agent(
+        ToolboxAgent(servers),
+        name="Toolbox",
+        description="Calls the tools of MCP servers by name: the tools of ACCORD_MCP_SERVERS.",
+        skills=[
+            AgentSkill(
+                id="call_tool",
+                name="Call an MCP tool",
+                description=(
+                    "Calls the tool a message names with the arguments it gives (key=value words"
+                    " or a JSON object) and returns the tool's text, files and data; 'tools' lists"
+                    " them."
+                ),
+                tags=["mcp", "tools"],
+                examples=["tools", "add a=2 b=3", 'search {"query": "A2A"}'],
+            )
+        ],
+        input_modes=["text/plain"],
+        output_modes=["text/plain", "application/json", "image/png"],
+    )
+
+
+agent = toolbox_agent()
