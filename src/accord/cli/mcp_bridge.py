@@ -12,7 +12,7 @@ from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.options import TransportOption, VersionOption
 
 mcp_app = typer.Typer(
-    help="Offer A2A agents as the tools of an MCP server.",
+    help="Offer A2A agents to MCP clients.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -23,7 +23,9 @@ mcp_app = typer.Typer(
 def serve(
     urls: Annotated[
         list[str],
-        typer.Argument(metavar="URL...", help="The agents' base URLs or their cards' URLs."),
+        typer.Argument(
+            metavar="URL", help="The agents' base URLs or their cards' URLs (one or more)."
+        ),
     ],
     http: Annotated[
         bool,
