@@ -9,8 +9,10 @@ import subprocess
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager
+from functools import partial
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.types import CallToolResult, ImageContent, ResourceLink, TextContent, TextResourceContents
@@ -18,6 +20,7 @@ from mcp.types import CallToolResult, ImageContent, ResourceLink, TextContent, T
 import accord
 from accord import create_app
 from accord.samples import currency, echo, image, ticker
+from accord.types import TaskState
 from agents_for_tests import SAFETY_TIMEOUT
 from rpc import served
 from served_process import STARTUP_TIMEOUT, accord_command, free_port
@@ -196,3 +199,25 @@ def test_the_http_endpoint_stays_on_loopback(agent_urls: list[str]) -> None:
     )
     assert result.returncode == 2
     assert "listens on loopback only" in result.stderr
+
+
+async def test_a_call_given_up_cancels_the_task_over_stdio(agent_urls: list[str]) -> None:
+    ticking = anyio.Event()
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        if message and message.startswith("tick"):
+            ticking.set()
+
+    async with stdio_bridge(agent_urls) as client, anyio.create_task_group() as group:
+        call = partial(client.call_tool, "ticker", {"message": "1000"}, progress_callback=progress)
+        group.start_soon(call)
+        await ticking.wait()
+        group.cancel_scope.cancel()
+    async with accord.Client(agent_urls[1]) as agent:
+        (task,) = (await agent.list_tasks(page_size=1)).tasks
+        with anyio.fail_after(SAFETY_TIMEOUT):
+            while task.status.state is not TaskState.CANCELED:
+                await anyio.sleep(0.1)
+                task = await agent.get_task(task.id)
+        ticks = (await agent.get_task(task.id)).artifacts or []
+    assert ticks and len(ticks[0].parts) < 1000

@@ -155,8 +155,7 @@ class AgentBridge:
         index = self._card_uris.get(params.uri)
         if index is None:
             raise MCPError(INVALID_PARAMS, f"no resource {params.uri!r}: cards are listed")
-        card = self.cards[index].model_dump(mode="json", by_alias=True, exclude_none=True)
-        text = json.dumps(card, indent=2, ensure_ascii=False)
+        text = json.dumps(self.cards[index].to_wire(), indent=2, ensure_ascii=False)
         contents = TextResourceContents(uri=params.uri, mime_type=CARD_MEDIA_TYPE, text=text)
         return ReadResourceResult(contents=[contents])
 
