@@ -15,10 +15,12 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import get_default_environment
 from mcp.types import CallToolResult, ImageContent, ResourceLink, TextContent, TextResourceContents
 
 import accord
 from accord import create_app
+from accord.auth import ApiKey, Security
 from accord.samples import currency, echo, image, ticker
 from accord.types import TaskState
 from agents_for_tests import SAFETY_TIMEOUT
@@ -221,3 +223,20 @@ async def test_a_call_given_up_cancels_the_task_over_stdio(agent_urls: list[str]
                 task = await agent.get_task(task.id)
         ticks = (await agent.get_task(task.id)).artifacts or []
     assert ticks and len(ticks[0].parts) < 1000
+
+
+def whoami(context: accord.RequestContext) -> str:
+    return f"hello {context.principal.id}"
+
+
+async def test_the_agents_get_the_clis_credentials() -> None:
+    guarded = accord.agent(
+        whoami, name="Guarded", security=Security(ApiKey({"mcp-key": "mcp-user"}))
+    )
+    with served(create_app(guarded)) as url:
+        command = accord_command("mcp", "serve", url)
+        env = {**get_default_environment(), "ACCORD_API_KEY": "mcp-key"}
+        parameters = StdioServerParameters(command=command[0], args=command[1:], env=env)
+        async with Client(parameters, read_timeout_seconds=SAFETY_TIMEOUT * 3) as client:
+            result = await client.call_tool("guarded", {"message": "hi"})
+    assert texts(result) == ["hello mcp-user"]
