@@ -4,6 +4,7 @@ and streamable HTTP — a question answered in the same task, streamed progress,
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import subprocess
 import threading
@@ -21,11 +22,12 @@ from mcp.types import CallToolResult, ImageContent, ResourceLink, TextContent, T
 import accord
 from accord import create_app
 from accord.auth import ApiKey, Security
-from accord.samples import currency, echo, image, ticker
+from accord.samples import currency, echo, expense, image, ticker
 from accord.types import TaskState
 from agents_for_tests import SAFETY_TIMEOUT
 from rpc import served
 from served_process import STARTUP_TIMEOUT, accord_command, free_port
+from test_sample_expense import VALID
 
 pytestmark = pytest.mark.processes
 
@@ -240,3 +242,21 @@ async def test_the_agents_get_the_clis_credentials() -> None:
         async with Client(parameters, read_timeout_seconds=SAFETY_TIMEOUT * 3) as client:
             result = await client.call_tool("guarded", {"message": "hi"})
     assert texts(result) == ["hello mcp-user"]
+
+
+async def test_data_and_a_file_go_to_a_skill_that_takes_them() -> None:
+    receipt = b"%PDF-1.7\n" + b"receipt " * 100
+    arguments = {
+        "message": "please reimburse",
+        "data": {**VALID, "category": "travel"},
+        "files": [{"data": base64.b64encode(receipt).decode(), "name": "invoice.pdf"}],
+    }
+    with served(create_app(expense.agent)) as url:
+        async with stdio_bridge([url]) as client:
+            (tool,) = (await client.list_tools()).tools
+            result = await client.call_tool(tool.name, arguments)
+    assert {"data", "files"} <= set(tool.input_schema["properties"])
+    assert result.structured_content["state"] == "completed", texts(result)
+    record = result.structured_content["data"][0]
+    assert record["receipt"]["sha256"] == hashlib.sha256(receipt).hexdigest()
+    assert record["receipt"]["mediaType"] == "application/pdf"

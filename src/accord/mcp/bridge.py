@@ -30,6 +30,7 @@ from mcp.types import (
     Tool,
 )
 
+import accord
 from accord.client import Client, Credentials
 from accord.client.card_resolver import card_urls
 from accord.errors import A2AClientError, A2AError
@@ -91,7 +92,7 @@ class AgentBridge:
         names = ", ".join(card.name for card in self.cards)
         return Server(
             "accord-a2a-bridge",
-            version="1.0.0",
+            version=accord.__version__,
             instructions=f"The tools are skills of A2A agents ({names}); an agent may answer"
             " with a question, to be answered by calling the same tool with its taskId.",
             on_list_tools=self.list_tools,
@@ -190,7 +191,7 @@ async def _follow(
         raise
     if task_id is None:
         raise A2AClientError("the agent's stream ended without an answer")
-    return await client.get_task(task_id)
+    return await client.get_task(task_id, history_length=0)
 
 
 async def _cancel_quietly(client: Client, task_id: str) -> None:
