@@ -171,13 +171,14 @@ async def test_mistakes_get_clear_answers(agent_urls: list[str]) -> None:
     async with over_http(agent_urls) as client:
         with pytest.raises(MCPError, match="no tool named 'nope'"):
             await client.call_tool("nope", {"message": "hi"})
-        wrong = await client.call_tool("ticker", {"message": 3, "colour": "red"})
+        wrong = await client.call_tool("ticker", {"message": 3})
+        extra = await client.call_tool("ticker", {"message": "3", "files": [], "colour": "red"})
         unknown_task = await client.call_tool("ticker", {"message": "3", "taskId": "no-such"})
         with pytest.raises(MCPError, match="no resource"):
             await client.read_resource("http://elsewhere.example/card.json")
     assert wrong.is_error
     assert "message: Input should be a valid string" in texts(wrong)[0]
-    assert "colour: Extra inputs are not permitted" in texts(wrong)[0]
+    assert texts(extra) == ["bad arguments: colour, files: not an argument of ticker"]
     assert unknown_task.is_error and "could not answer" in texts(unknown_task)[0]
 
 
@@ -255,8 +256,12 @@ async def test_data_and_a_file_go_to_a_skill_that_takes_them() -> None:
         async with stdio_bridge([url]) as client:
             (tool,) = (await client.list_tools()).tools
             result = await client.call_tool(tool.name, arguments)
+            garbled = {"message": "hi", "files": [{"data": "not base64!"}]}
+            refused = await client.call_tool(tool.name, garbled)
     assert {"data", "files"} <= set(tool.input_schema["properties"])
     assert result.structured_content["state"] == "completed", texts(result)
     record = result.structured_content["data"][0]
     assert record["receipt"]["sha256"] == hashlib.sha256(receipt).hexdigest()
     assert record["receipt"]["mediaType"] == "application/pdf"
+    assert refused.is_error
+    assert texts(refused) == ["bad arguments: files.0.data is not base64"]

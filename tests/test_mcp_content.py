@@ -149,6 +149,14 @@ def test_arguments_refused_name_each_problem() -> None:
     assert "files.0.data: Field required" in reason
 
 
+def test_a_tool_takes_only_the_arguments_of_its_schema() -> None:
+    (tool,) = agent_tools([card("A", skill("photo", ["image/png"]))])
+    files = [{"data": "aGk=", "mimeType": "image/png"}]
+    assert tool.read_arguments({"message": "hi", "files": files}).files
+    with pytest.raises(BadArguments, match="data: not an argument of photo"):
+        tool.read_arguments({"message": "hi", "data": {}})
+
+
 def test_a_completed_task_gives_text_data_and_files() -> None:
     answer = task(
         TaskState.COMPLETED,

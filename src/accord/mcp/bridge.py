@@ -35,7 +35,7 @@ from accord.client import Client, Credentials
 from accord.client.card_resolver import card_urls
 from accord.errors import A2AClientError, A2AError
 from accord.mcp.agent_results import progress_note, tool_result
-from accord.mcp.tool_specs import BadArguments, ToolArguments, agent_tools, read_arguments
+from accord.mcp.tool_specs import BadArguments, ToolArguments, agent_tools
 from accord.types import (
     AgentCard,
     DataPart,
@@ -49,6 +49,8 @@ from accord.types import (
 logger = logging.getLogger(__name__)
 
 CARD_MEDIA_TYPE = "application/json"
+CANCEL_WAIT = 10.0
+"""How long a call given up waits for the agent to cancel its task, in seconds."""
 
 
 class AgentBridge:
@@ -117,7 +119,7 @@ class AgentBridge:
         if tool is None:
             raise MCPError(INVALID_PARAMS, f"no tool named {params.name!r}")
         try:
-            arguments = read_arguments(params.arguments)
+            arguments = tool.read_arguments(params.arguments)
             parts = _parts(arguments)
         except BadArguments as exc:
             return _failed(str(exc))
@@ -186,7 +188,7 @@ async def _follow(
                 await ctx.session.report_progress(count, message=progress_note(event))
     except anyio.get_cancelled_exc_class():
         if task_id is not None:
-            with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(CANCEL_WAIT, shield=True):
                 await _cancel_quietly(client, task_id)
         raise
     if task_id is None:
@@ -205,7 +207,7 @@ def _parts(arguments: ToolArguments) -> list[Part]:
     """The parts after the message's text: the data, then the files (BadArguments for a file
     that is not base64)."""
     parts: list[Part] = [DataPart(data=arguments.data)] if arguments.data is not None else []
-    for number, given in enumerate(arguments.files or (), start=1):
+    for number, given in enumerate(arguments.files or ()):
         try:
             base64.b64decode(given.data, validate=True)
         except binascii.Error:

@@ -90,6 +90,15 @@ class AgentTool:
             "additionalProperties": False,
         }
 
+    def read_arguments(self, arguments: dict[str, Any] | None) -> ToolArguments:
+        """A call's arguments, checked against this tool's schema (BadArguments otherwise)."""
+        offered = self.input_schema()["properties"]
+        unknown = sorted(set(arguments or {}) - set(offered))
+        if unknown:
+            names = ", ".join(unknown)
+            raise BadArguments(f"bad arguments: {names}: not an argument of {self.name}")
+        return read_arguments(arguments)
+
 
 def _is_file_mode(mode: str) -> bool:
     """Whether a skill taking `mode` takes files (anything but text and JSON)."""
