@@ -59,30 +59,38 @@ def stdio_bridge(urls: list[str]) -> Client:
 
 
 @contextmanager
-def http_bridge(urls: list[str], *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`accord mcp serve --http` in a subprocess; its MCP URL once it says it serves."""
+def http_bridge(urls: list[str]) -> Iterator[str]:
+    """`accord mcp serve --http` in a subprocess; its MCP URL once it says it serves (what it
+    says after that is read, and dropped, by a thread)."""
     port = free_port()
-    command = accord_command("mcp", "serve", *urls, "--http", "--port", str(port), *options)
+    command = accord_command("mcp", "serve", *urls, "--http", "--port", str(port))
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
     watchdog = threading.Timer(STARTUP_TIMEOUT, process.kill)
     watchdog.start()
+    drain = threading.Thread(target=process.stderr.read, daemon=True)
     try:
-        assert process.stderr is not None
-        said = process.stderr.readline()
+        said = ""
+        for line in process.stderr:
+            said += line
+            if " over MCP at " in line:
+                break
         watchdog.cancel()
-        assert "over MCP at" in said, said + process.stderr.read()
-        yield said.rsplit(" ", 1)[1].strip(), process
+        assert " over MCP at " in said, said
+        drain.start()
+        yield said.rsplit(" ", 1)[1].strip()
     finally:
         watchdog.cancel()
         process.terminate()
         process.wait(timeout=SAFETY_TIMEOUT)
-        assert process.stderr is not None
+        if drain.is_alive():
+            drain.join(timeout=SAFETY_TIMEOUT)
         process.stderr.close()
 
 
 @asynccontextmanager
 async def over_http(urls: list[str]) -> AsyncIterator[Client]:
-    with http_bridge(urls) as (mcp_url, _):
+    with http_bridge(urls) as mcp_url:
         async with Client(mcp_url, read_timeout_seconds=SAFETY_TIMEOUT * 3) as client:
             yield client
 
