@@ -89,9 +89,12 @@ def http_bridge(urls: list[str]) -> Iterator[str]:
 
 
 @asynccontextmanager
-async def over_http(urls: list[str]) -> AsyncIterator[Client]:
+async def over_http(urls: list[str], mode: str = "auto") -> AsyncIterator[Client]:
+    """The SDK's client of the bridge over streamable HTTP (`mode`: "legacy" for the handshake
+    of the protocol's earlier versions, "auto" for its latest)."""
     with http_bridge(urls) as mcp_url:
-        async with Client(mcp_url, read_timeout_seconds=SAFETY_TIMEOUT * 3) as client:
+        timeout = SAFETY_TIMEOUT * 3
+        async with Client(mcp_url, read_timeout_seconds=timeout, mode=mode) as client:
             yield client
 
 
@@ -139,15 +142,16 @@ async def test_a_question_is_answered_in_the_same_task_over_stdio(agent_urls: li
     assert texts(answered)[0].startswith("100.00 USD = ")
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_streamed_updates_are_progress_notifications_over_http(
-    agent_urls: list[str],
+    agent_urls: list[str], mode: str
 ) -> None:
     notes: list[tuple[float, str | None]] = []
 
     async def progress(done: float, total: float | None, message: str | None) -> None:
         notes.append((done, message))
 
-    async with over_http(agent_urls) as client:
+    async with over_http(agent_urls, mode) as client:
         result = await client.call_tool("ticker", {"message": "5"}, progress_callback=progress)
     ticks = [message for _, message in notes if message and message.startswith("tick")]
     assert ticks == [f"tick {n}\n" for n in range(1, 6)]
