@@ -30,6 +30,7 @@ COMMANDS = [
     *("serve", "db upgrade", "host", "card show", "card verify", "send", "chat", "get"),
     *("cancel", "tasks", "ui", "demo", "keys new", "keys list", "keys rotate"),
     *("push listen", "push set", "push get", "push list", "push delete"),
+    "mcp serve",
 ]
 TALKING = [
     *("card show", "send", "chat", "get", "cancel", "tasks"),
@@ -70,7 +71,7 @@ def test_help_shows_flags_as_flags_and_placeholders_in_capitals(command: str) ->
     assert "<bool>" not in text
     assert not [line for line in text.splitlines() if line.endswith("-")]  # no word cut in two
     usage = text.splitlines()[0]
-    assert re.fullmatch(r"Usage: accord [a-z ]+ \[OPTIONS\]( \{[A-Z_:]+\})*", usage), usage
+    assert re.fullmatch(r"Usage: accord [a-z ]+ \[OPTIONS\]( \{[A-Z_:]+\}(\.\.\.)?)*", usage), usage
     options = re.findall(r"^  (?:-\w, )?(--[a-z-]+)(?: (\S+))?  ", text, flags=re.MULTILINE)
     assert options
     for name, placeholder in options:

@@ -51,6 +51,7 @@ COMMANDS = {
     "push": Entry(
         "accord.cli.push:push_app", "Receive push notifications, or manage a task's webhooks.", True
     ),
+    "mcp": Entry("accord.cli.mcp_bridge:mcp_app", "Offer A2A agents to MCP clients.", True),
 }
 
 
