@@ -53,8 +53,7 @@ async def _replica(index: int, count: int, rate: float, seconds: float, prefix: 
     bus._redis.xread = counting  # type: ignore[union-attr, method-assign]
     own = [f"r{index}-t{n}" for n in range(TASKS_PER_REPLICA)]
     followed = [
-        f"r{(index + 1) % count}-t{n}"
-        for n in range(int(TASKS_PER_REPLICA * FOLLOWED_ELSEWHERE))
+        f"r{(index + 1) % count}-t{n}" for n in range(int(TASKS_PER_REPLICA * FOLLOWED_ELSEWHERE))
     ]
     running = getattr(bus, "running", lambda task: nullcontext())
     holds = [running(task) for task in own]

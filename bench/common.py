@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -52,6 +52,10 @@ def accord_has_store_option() -> bool:
     return "--store" in subprocess.run(command, capture_output=True, text=True).stdout
 
 
+AUTO_WORKERS = len(os.sched_getaffinity(0))
+"""What `accord serve --workers auto` starts here: one worker per core."""
+
+
 @dataclass(frozen=True)
 class ServerSpec:
     """How to start one benchmarked server: its name, its Python, and the app to serve."""
@@ -61,15 +65,29 @@ class ServerSpec:
     target: str  # module:attribute, imported from bench/servers
     accord: bool = False  # served with `accord serve` rather than plain uvicorn
     store: str = "memory"  # accord's store: memory, or sqlite (a new file for each server)
+    workers: int = 1  # server processes (`accord serve --workers`, `uvicorn --workers`)
 
     def command(self, port: int, workdir: Path) -> list[str]:
         common = ["--host", HOST, "--port", str(port), "--log-level", "warning"]
+        if self.workers > 1:
+            common += ["--workers", str(self.workers)]
         if not self.accord:
             return [str(self.python), "-m", "uvicorn", self.target, *common, "--no-access-log"]
         if accord_has_store_option():
             url = "memory" if self.store == "memory" else f"sqlite:///{workdir}/accord.db"
             common += ["--store", url]
         return [str(self.python.with_name("accord")), "serve", self.target, *common]
+
+    def cpus(self) -> str:
+        """The CPUs the server runs on: the server CPU alone for one process; for several, as
+        many CPUs as workers, the load CPU last (on a machine of two, the workers share it)."""
+        if self.workers == 1:
+            return str(SERVER_CPU)
+        others = [cpu for cpu in sorted(os.sched_getaffinity(0)) if cpu != LOAD_CPU]
+        return ",".join(str(cpu) for cpu in [*others, LOAD_CPU][: self.workers])
+
+    def with_workers(self, workers: int) -> ServerSpec:
+        return replace(self, workers=workers)
 
 
 ACCORD_TASK = ServerSpec("accord (task)", PROJECT_PYTHON, "accord.samples.echo:agent", True)
@@ -80,6 +98,7 @@ ACCORD_TASK_SQLITE = ServerSpec(
     "accord (task, SQLite)", PROJECT_PYTHON, "accord.samples.echo:agent", True, "sqlite"
 )
 ACCORD_CHUNKS = ServerSpec("accord", PROJECT_PYTHON, "accord_chunks:agent", True)
+ACCORD_CHUNKS_SQLITE = ServerSpec("accord", PROJECT_PYTHON, "accord_chunks:agent", True, "sqlite")
 PEER_TASK = ServerSpec("a2a-sdk (task)", PEER_PYTHON, "peer_echo:task_app")
 PEER_MESSAGE = ServerSpec("a2a-sdk (message)", PEER_PYTHON, "peer_echo:message_app")
 PEER_CHUNKS = ServerSpec("a2a-sdk", PEER_PYTHON, "peer_echo:chunks_app")
@@ -104,9 +123,25 @@ class RunningServer:
         raise RuntimeError(f"no VmRSS for {self.pid}")
 
     def cpu_seconds(self) -> float:
-        """User plus system CPU time the server has used so far."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """User plus system CPU time the server (its workers too) has used so far."""
+        return sum(_cpu_seconds(pid) for pid in _process_tree(self.pid))
+
+
+def _process_tree(pid: int) -> list[int]:
+    """`pid` and its descendants (a server's workers), as far as they are alive."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [pid, *(found for child in children for found in _process_tree(int(child)))]
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager
@@ -114,7 +149,7 @@ def serve(spec: ServerSpec, startup_timeout: float = 30.0) -> Iterator[RunningSe
     """Start `spec` pinned to the server CPU, wait until it answers, and stop it afterwards."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="accord-bench-") as workdir:
-        command = ["taskset", "-c", str(SERVER_CPU), *spec.command(port, Path(workdir))]
+        command = ["taskset", "-c", spec.cpus(), *spec.command(port, Path(workdir))]
         process = subprocess.Popen(
             command, cwd=SERVERS, preexec_fn=raise_fd_limit, stdin=subprocess.DEVNULL
         )

@@ -139,7 +139,44 @@ def results_table(results: dict[str, Any]) -> str:
                 lambda r: r["us_per_event"],
                 lambda r: f"{_num(r['us_per_event'])} ({_num(r['cpu_us_per_event'])})",
             )
+    _workers_rows(table, results.get("workers", []))
     return "\n".join(table.lines)
+
+
+def _workers_rows(table: _Table, rows: list[Row]) -> None:
+    """Sends and resubscribed streams on 1, 2 and `auto` workers."""
+    for workers in sorted({r["workers"] for r in rows}):
+        cells = [
+            _find(rows, server="accord (task, SQLite)", workers=workers, connections=50),
+            _find(rows, server="a2a-sdk (task)", workers=workers, connections=50),
+            None,
+        ]
+        name = f"`message/send` task mode, 0.3, 50 conn, {workers} worker(s) (accord on SQLite)"
+        table.add(name, "req/s (p50 / p99 ms)", cells, lambda r: r["rps"], _send_text)
+    for workers in sorted({r["workers"] for r in rows}):
+        cell = _find(rows, server="accord", workers=workers, subscribers=10)
+        table.add(
+            f"stream 1,000 chunks to 10 subscribers, {workers} worker(s), resubscribers anywhere",
+            "events/s (server CPU µs/event)",
+            [cell, None, None],
+            lambda r: r["events_per_s"],
+            lambda r: f"{_num(r['events_per_s'])} ({_num(r['cpu_us_per_event'])})",
+        )
+
+
+def _workers_checks(rows: list[Row]) -> list[tuple[str, str, str]]:
+    """How throughput grows with workers (no target: reported as measured)."""
+    checks = []
+    for server in ("accord (task, SQLite)", "a2a-sdk (task)"):
+        one = _find(rows, server=server, workers=1, connections=50)
+        for workers in sorted({r["workers"] for r in rows} - {1}):
+            more = _find(rows, server=server, workers=workers, connections=50)
+            name = f"{server}: throughput at {workers} workers over 1"
+            if one and more and one.get("rps") and "rps" in more:
+                checks.append(_check(name, None, f"{more['rps'] / one['rps']:.2f}x"))
+            else:
+                checks.append(_check(name, None, "not measured"))
+    return checks
 
 
 def _long_stream_checks(rows: list[Row]) -> list[tuple[str, str, str]]:
@@ -222,6 +259,7 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str]]:
         else:
             checks.append(_check(name, None, "not measured"))
     checks += _long_stream_checks(results.get("long_stream", []))
+    checks += _workers_checks(results.get("workers", []))
     for store, floor_rate in (("sqlite", 1000), ("postgresql", 1500)):
         row = _find(results.get("store", []), store=store)
         name = f"{store} store ≥ {floor_rate:,} completed tasks/s"

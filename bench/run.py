@@ -3,7 +3,9 @@
 Every measurement gets a fresh server pinned to CPU 0; wrk and the Python clients run on CPU 1.
 Writes bench/results/latest.json, the generated part of docs/benchmarks.md and docs/benchmarks.png.
 `--quick` runs short, smaller cases as a smoke test and leaves the docs alone; `--only PART`
-(send, card, streaming, memory, store, long_stream) runs one part alone, docs untouched too.
+(send, card, streaming, memory, store, long_stream, workers) runs one part alone, docs
+untouched too. The workers part runs servers of several processes on several CPUs: on a
+machine of two, they share the load CPU with wrk.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from typing import Any
 
 from common import (
     ACCORD_CHUNKS,
+    ACCORD_CHUNKS_SQLITE,
     ACCORD_MESSAGE,
     ACCORD_TASK,
     ACCORD_TASK_SQLITE,
+    AUTO_WORKERS,
     BENCH,
     CARD_PATH,
     FLOOR,
@@ -164,6 +168,36 @@ def bench_memory(s: Settings) -> list[dict[str, Any]]:
     return rows
 
 
+def worker_counts() -> list[int]:
+    """1, 2 and `auto` (one per core), each once."""
+    return sorted({1, 2, AUTO_WORKERS})
+
+
+def bench_workers(s: Settings) -> list[dict[str, Any]]:
+    """Task-mode sends on 1, 2 and `auto` workers (accord on its default store; the peer with
+    as many uvicorn workers, its own way to scale), and streams followed by resubscribers that
+    land on any worker (accord's workers share events through their hub)."""
+    rows = []
+    for workers in worker_counts():
+        for spec in (ACCORD_TASK_SQLITE, PEER_TASK):
+            result = _load(
+                spec.with_workers(workers), s, conns=50, body=send_body("0.3"), path="/",
+                version="0.3",
+            )  # fmt: skip
+            rows.append({"server": spec.name, "workers": workers, "connections": 50, **result})
+            log(f"work  {spec.name:18} w{workers} {result}")
+        with serve(ACCORD_CHUNKS_SQLITE.with_workers(workers)) as server:
+            stream_chunks(server, 100, 1, 2, CASE_TIMEOUT)  # warm-up
+
+            def measure(server: Any = server) -> Any:
+                return vars(stream_chunks(server, 1000, 10, 3, CASE_TIMEOUT))
+
+            row = {"server": "accord", "workers": workers, "subscribers": 10, "chunks": 1000}
+            rows.append({**row, **_guarded(measure)})
+            log(f"work  {rows[-1]}")
+    return rows
+
+
 def _pinned_script(script: str, *args: Any, timeout: float) -> dict[str, Any]:
     """Run a bench script on the server's CPU; the JSON line it prints last, or why not."""
     command = ["taskset", "-c", str(SERVER_CPU), str(PROJECT_PYTHON), str(BENCH / script)]
@@ -206,6 +240,7 @@ BENCHES = {
     "memory": bench_memory,
     "store": bench_store,
     "long_stream": bench_long_stream,
+    "workers": bench_workers,
 }
 
 
