@@ -71,7 +71,7 @@ $(BENCH_STAMP): bench/requirements-peer.txt
 	$(BENCH_VENV)/bin/python -m pip install --quiet -r bench/requirements-peer.txt
 	touch $(BENCH_STAMP)
 
-bench: $(STAMP) $(BENCH_STAMP)
+bench: $(STAMP) $(BENCH_STAMP) $(JS_PEER)
 	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -66,8 +67,11 @@ class ServerSpec:
     accord: bool = False  # served with `accord serve` rather than plain uvicorn
     store: str = "memory"  # accord's store: memory, or sqlite (a new file for each server)
     workers: int = 1  # server processes (`accord serve --workers`, `uvicorn --workers`)
+    node: bool = False  # a script of bench/servers run by Node (`target` is its file name)
 
     def command(self, port: int, workdir: Path) -> list[str]:
+        if self.node:
+            return ["node", str(SERVERS / self.target), str(port)]
         common = ["--host", HOST, "--port", str(port), "--log-level", "warning"]
         if self.workers > 1:
             common += ["--workers", str(self.workers)]
@@ -103,6 +107,21 @@ PEER_TASK = ServerSpec("a2a-sdk (task)", PEER_PYTHON, "peer_echo:task_app")
 PEER_MESSAGE = ServerSpec("a2a-sdk (message)", PEER_PYTHON, "peer_echo:message_app")
 PEER_CHUNKS = ServerSpec("a2a-sdk", PEER_PYTHON, "peer_echo:chunks_app")
 FLOOR = ServerSpec("floor (bare ASGI)", PROJECT_PYTHON, "floor:app")
+JS_TASK = ServerSpec("JS SDK on Node (task)", PROJECT_PYTHON, "peer_js_echo.mjs", node=True)
+JS_MODULES = ROOT / "tests" / "js" / "node_modules"
+
+
+def js_peer_missing() -> str | None:
+    """Why the JS SDK's server cannot run here (None: it can), once its modules are linked
+    beside bench/servers (the SDK is installed for the tests, in tests/js)."""
+    if shutil.which("node") is None:
+        return "n/a (node not installed)"
+    if not (JS_MODULES / "@a2a-js" / "sdk").exists():
+        return "n/a (npm ci --prefix tests/js not run)"
+    link = SERVERS / "node_modules"
+    if not link.exists():
+        link.symlink_to(JS_MODULES)
+    return None
 
 
 @dataclass

@@ -30,6 +30,7 @@ from common import (
     BENCH,
     CARD_PATH,
     FLOOR,
+    JS_TASK,
     LOAD_CPU,
     PEER_CHUNKS,
     PEER_MESSAGE,
@@ -41,6 +42,7 @@ from common import (
     VERSIONS,
     ServerSpec,
     accord_has_store_option,
+    js_peer_missing,
     pin_load,
     probe,
     raise_fd_limit,
@@ -110,6 +112,13 @@ def bench_send(s: Settings) -> list[dict[str, Any]]:
                 rows.append(_send_row(spec, s, version, conns))
         if accord_has_store_option():  # accord serve's default store, at 50 connections only
             rows.append(_send_row(ACCORD_TASK_SQLITE, s, version, 50))
+    for conns in CONNECTIONS:  # the JS SDK's server, in 1.0 (its own version)
+        why = js_peer_missing()
+        if why is None:
+            rows.append(_send_row(JS_TASK, s, "1.0", conns))
+        else:
+            rows.append({"server": JS_TASK.name, "version": "1.0", "connections": conns,
+                         "status": why})  # fmt: skip
     return rows
 
 
