@@ -164,8 +164,8 @@ class RedisEventBus(SharedEventBus):
             try:
                 batches: Any = await redis.xread(streams, block=self.block_ms, count=500)
                 backoff = 0.1
-            except RedisError:
-                log.exception("reading the bus failed; retrying in %.1fs", backoff)
+            except RedisError as exc:  # Redis restarting, or this process paused past a timeout
+                log.warning("reading the bus failed (%s); retrying in %.1fs", exc, backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
                 continue
