@@ -9,6 +9,7 @@ const INTERRUPTED = ["input-required", "auth-required"];
 const ACTIVE = ["submitted", "working", ...INTERRUPTED]; // not terminal: may be canceled
 const MAX_FILE_BYTES = Number(document.body.dataset.maxFileBytes);
 const SESSION = document.body.dataset.session; // the UI's API answers only requests carrying it
+const HIDDEN = document.body.dataset.hidden; // what the UI's server shows in place of a secret typed
 const main = document.getElementById("main");
 
 // --- small helpers ---------------------------------------------------------------------------
@@ -29,13 +30,19 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+// A call of the UI's own API; what goes wrong is an Error saying it in words.
 async function api(method, path, body) {
-  const response = await fetch(path, {
-    method, headers: { "Content-Type": "application/json", "X-Accord-Session": SESSION },
-    body: body && JSON.stringify(body),
-  });
-  const data = response.status === 204 ? {} : await response.json();
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers: { "Content-Type": "application/json", "X-Accord-Session": SESSION },
+      body: body && JSON.stringify(body),
+    });
+  } catch {
+    throw new Error("The UI's server did not answer: is `accord ui` still running, and the network up?");
+  }
+  const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.error || `The UI's server answered HTTP ${response.status}.`);
   return data;
 }
 
@@ -49,6 +56,11 @@ const shortId = (id) => (id.length > 12 ? `…${id.slice(-8)}` : id);
 const when = (timestamp) => (timestamp ? new Date(timestamp).toLocaleString() : "—");
 const size = (bytes) => (bytes < 1024 ? `${bytes} B` : bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KiB`
   : `${(bytes / 1048576).toFixed(1)} MiB`);
+const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+// Text as shown: each secret the UI's server hid in it is a masked mark, never the text behind it.
+const shown = (text) => String(text).split(HIDDEN).flatMap((piece, index) => (index
+  ? [h("span", { class: "secret", title: "a secret typed in a masked field: never shown, never kept" }, "••••"), piece]
+  : [piece])).filter((piece) => piece !== "");
 const pretty = (text) => { try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; } };
 
 const pages = {}; // each page: build() once, render() on every change

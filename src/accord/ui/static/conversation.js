@@ -16,10 +16,12 @@ function renderItem(conversation, item) {
   const task = item.task && S.tasks[item.task];
   const state = task ? task.state : null;
   const bubble = h("div", { class: "bubble agent", "data-turn": item.turn });
+  const latest = lastTurnOfTask(conversation, item.task) === item.turn;
+  // A question answered since (the task moved on) no longer shows it waits.
+  const badge = item.status && (latest || !INTERRUPTED.includes(item.status.state)) ? stateBadge(item.status.state) : null;
   bubble.append(h("div", { class: "who" }, agentName(conversation.agent),
-    item.task ? h("a", { href: `/tasks/${encodeURIComponent(item.task)}` }, "task") : null,
-    item.status ? stateBadge(item.status.state) : null));
-  const waiting = task && INTERRUPTED.includes(state) && lastTurnOfTask(conversation, item.task) === item.turn;
+    item.task ? h("a", { href: `/tasks/${encodeURIComponent(item.task)}` }, "task") : null, badge));
+  const waiting = task && INTERRUPTED.includes(state) && latest;
   const answer = waiting ? (reply) => sendMessage(conversation.agent, conversation.id, { ...reply, taskId: item.task }) : null;
   if (item.message) bubble.append(...renderParts(item.message.parts, {}));
   if (item.status && item.status.message) bubble.append(...renderParts(item.status.message.parts, { answer }));
@@ -32,37 +34,45 @@ function renderItem(conversation, item) {
   const needed = item.status && item.status.message &&
     item.status.message.parts.find((p) => p.kind === "data" && p.data && typeof p.data.field === "string");
   if (waiting && !hasForm) bubble.append(renderReply(state, answer, needed && needed.data.field));
-  if (task && ACTIVE.includes(state) && lastTurnOfTask(conversation, item.task) === item.turn) {
+  if (task && ACTIVE.includes(state) && latest) {
     // A refusal shows in the cancel's own turn, so there is nothing more to say here.
     bubble.append(h("div", {}, cancelButton(conversation.agent, item.task, () => {})));
   }
   if (!item.done && !item.status && !item.message && !item.error) bubble.append(h("div", { class: "muted" }, "…"));
-  if (item.error) bubble.append(h("div", { class: "error" }, item.error));
+  if (item.error) bubble.append(h("div", { class: "error" }, shown(item.error)));
   return bubble;
 }
 
 function renderReply(state, answer, field) {
   const secret = state === "auth-required";
-  const input = h("input", { class: "grow", name: "reply", type: secret ? "password" : "text",
-    placeholder: secret ? "The credential it asks for" : "Your answer" });
-  const attachment = secret ? null : attachControl(); // a credential goes alone
-  const error = h("div", { class: "error" });
-  const form = h("form", { class: "answer" }, h("div", { class: "row" }, input, attachment && attachment.el,
-    h("button", { type: "submit" }, secret ? "Send credential" : "Answer")), error);
+  const label = secret ? "The credential it asks for" : "Your answer";
+  const input = secret ? h("input", { class: "grow", name: "reply", type: "password", autocomplete: "off", placeholder: label, "aria-label": label })
+    : h("textarea", { class: "grow", name: "reply", rows: 1, placeholder: label, "aria-label": label });
+  const attachment = secret ? noAttachment : attachControl(); // a credential goes alone
+  const error = h("div", { class: "error", role: "alert" });
+  const form = h("form", { class: "answer" }, h("div", { class: "row" }, secret ? maskedField(input) : input,
+    secret ? null : attachment.el, h("button", { type: "submit" }, secret ? "Send credential" : "Answer")), error);
+  if (!secret) sendsOnEnter(input, form);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (secret) {
-      // An agent naming the field it wants the credential in gets it as data, else as text.
-      // Marked secret: the UI's server shows it nowhere (conversation, wire, events).
-      if (input.value.trim()) {
-        answer(field ? { text: "", data: { [field]: input.value }, secret: true } : { text: input.value, secret: true });
-      }
-      return;
-    }
     if (!input.value.trim() && !attachment.chosen()) return;
-    answerWith(attachment, error, (file) => answer({ text: input.value, file }));
+    // An agent naming the field it wants the credential in gets it as data, else as text.
+    // Marked secret: the UI's server shows it nowhere (conversation, wire, events).
+    const reply = !secret ? { text: input.value } : field ? { text: "", data: { [field]: input.value }, secretFields: [field] }
+      : { text: input.value, secret: true };
+    answerWith(attachment, error, (file) => answer({ ...reply, file }));
   });
   return form;
+}
+
+// Enter sends the form of a message box; Shift+Enter starts a new line.
+function sendsOnEnter(box, form) {
+  box.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
 }
 
 function renderItems(container, conversation) {
@@ -99,8 +109,13 @@ function cancelButton(agent, taskId, failed, done) {
   return button;
 }
 
+// Send a message (a new conversation unless one is named); its conversation's id. The values of
+// secret fields are kept in this page's memory only, for the wire view to reveal on demand.
 async function sendMessage(agent, conversationId, body) {
   const result = await api("POST", "/api/send", { agent, conversation: conversationId, ...body });
+  const data = body.data || {};
+  rememberSecrets(result.turn, [...(body.secret ? [body.text] : []),
+    ...(body.secretFields || []).map((name) => data[name]), ...(body.secret ? Object.values(data) : [])]);
   return result.conversation;
 }
 
@@ -123,14 +138,16 @@ function attachControl(name) {
   };
 }
 
-// Send an answer with the attachment's file: what goes wrong is said in `error`.
+const noAttachment = { chosen() {}, async read() {}, clear() {} };
+
+// Send an answer with the attachment's file: what goes wrong is said in `error`, and what was
+// typed and chosen stays for another try.
 async function answerWith(attachment, error, send) {
   error.textContent = "";
   try {
-    const file = await attachment.read();
+    await send(await attachment.read());
     attachment.clear();
-    await send(file);
-  } catch (problem) { error.textContent = problem.message; }
+  } catch (problem) { error.textContent = `Not sent: ${problem.message}`; }
 }
 
 // A file chosen in the page, as the UI's API takes it: its name, media type and bytes in base64.
@@ -146,11 +163,11 @@ function readFile(file) {
 
 // Credentials for an agent: kept by the UI's server (in memory) and presented as its card asks.
 function credentialFields() {
-  const kind = h("select", { name: "credential-kind", "aria-label": "credentials" },
+  const kind = h("select", { name: "credential-kind", "aria-label": "Credentials" },
     h("option", { value: "" }, "no credentials"), h("option", { value: "apiKey" }, "API key"),
     h("option", { value: "bearer" }, "bearer token"), h("option", { value: "basic" }, "user and password"));
-  const user = h("input", { name: "credential-user", placeholder: "user", autocomplete: "off", hidden: true });
-  const secret = h("input", { name: "credential-secret", type: "password", placeholder: "secret", autocomplete: "off", hidden: true });
+  const user = h("input", { name: "credential-user", placeholder: "user", autocomplete: "off", hidden: true, "aria-label": "User" });
+  const secret = h("input", { name: "credential-secret", type: "password", placeholder: "secret", autocomplete: "off", hidden: true, "aria-label": "Secret" });
   kind.addEventListener("change", () => { user.hidden = kind.value !== "basic"; secret.hidden = !kind.value; });
   return {
     el: h("span", { class: "row credentials" }, kind, user, secret),

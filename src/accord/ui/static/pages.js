@@ -41,17 +41,17 @@ pages.tasks = {
     this.next = result.nextPageToken;
     this.more.hidden = !this.next;
     this.listed.append(...result.tasks.map((t) => h("tr", { "data-agent-task": t.id },
-      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}?agent=${encodeURIComponent(agent)}` }, shortId(t.id))),
-      h("td", { class: "muted" }, shortId(t.contextId)), h("td", {}, stateBadge(t.state)),
-      h("td", {}, t.text.slice(0, 120)), h("td", {}, when(t.timestamp)))));
+      h("td", { "data-label": "Task" }, h("a", { href: `/tasks/${encodeURIComponent(t.id)}?agent=${encodeURIComponent(agent)}` }, shortId(t.id))),
+      h("td", { class: "muted", "data-label": "Context" }, shortId(t.contextId)), h("td", { "data-label": "State" }, stateBadge(t.state)),
+      h("td", { "data-label": "Last message" }, shown(t.text.slice(0, 120))), h("td", { "data-label": "Updated" }, when(t.timestamp)))));
     if (!this.listed.children.length) this.listed.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "The agent keeps no tasks for this UI.")));
   },
   render() {
     const tasks = Object.values(S.tasks).sort((a, b) => b.updated - a.updated);
     this.body.replaceChildren(...tasks.map((t) => h("tr", { "data-task": t.id },
-      h("td", {}, h("a", { href: `/tasks/${encodeURIComponent(t.id)}` }, shortId(t.id))),
-      h("td", {}, agentName(t.agent)), h("td", {}, stateBadge(t.state)),
-      h("td", {}, t.text.slice(0, 120)), h("td", {}, time(t.updated)))));
+      h("td", { "data-label": "Task" }, h("a", { href: `/tasks/${encodeURIComponent(t.id)}` }, shortId(t.id))),
+      h("td", { "data-label": "Agent" }, agentName(t.agent)), h("td", { "data-label": "State" }, stateBadge(t.state)),
+      h("td", { "data-label": "Last message" }, shown(t.text.slice(0, 120))), h("td", { "data-label": "Updated" }, time(t.updated)))));
     if (!tasks.length) this.body.append(h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No tasks yet: start a conversation.")));
     const agents = Object.values(S.agents);
     const chosen = this.agent.value || PARAMS.get("agent") || (agents[0] && agents[0].url);
@@ -115,19 +115,9 @@ pages.task = {
   },
 };
 
-function renderEntry(entry) {
-  const text = entry.kind === "event" ? pretty(entry.text) : entry.text;
-  return h("li", { "data-kind": entry.kind },
-    h("div", { class: "row" }, h("span", { class: `kind ${entry.kind}` }, entry.kind),
-      h("span", { class: "muted" }, time(entry.at)), h("span", {}, entry.title)),
-    h("details", { open: entry.kind !== "request" && entry.kind !== "response" ? null : true },
-      h("summary", { class: "muted" }, entry.kind === "event" ? "decoded event" : "raw"),
-      h("pre", { class: "raw" }, text)));
-}
-
 pages.agents = {
   build() {
-    this.url = h("input", { class: "grow", name: "url", placeholder: "http://127.0.0.1:8001", autocomplete: "off" });
+    this.url = h("input", { class: "grow", name: "url", placeholder: "http://127.0.0.1:8001", autocomplete: "off", "aria-label": "The agent's URL" });
     this.message = h("div", { id: "agent-message" });
     this.list = h("div", { id: "agents" });
     this.credentials = credentialFields();
@@ -141,14 +131,13 @@ pages.agents = {
       const result = await api("POST", "/api/agents", { url: this.url.value, credentials: this.credentials.value() });
       this.credentials.clear();
       S.agents[result.agent.url] = result.agent;
-      const hosts = result.hosts.map((r) => r.error ? `${r.name}: ${r.error}` : `registered with ${r.name}`);
-      this.message.replaceChildren(h("div", { class: `banner ${result.agent.valid ? "ok" : "bad"}` },
-        `Added ${result.agent.name}` + (result.agent.valid ? "." : ": its card has problems, see below.") +
-        (hosts.length ? ` ${hosts.join("; ")}.` : "")));
+      const hosts = result.hosts.map((r) => r.error ? `${r.name}: ${r.error}.` : `Registered with ${r.name}.`);
+      this.message.replaceChildren(h("div", { class: `banner ${result.agent.valid ? "ok" : "bad"}`, role: "status" },
+        [`Added ${result.agent.name}` + (result.agent.valid ? "." : ": its card has problems, see below."), ...hosts].join(" ")));
       this.url.value = "";
       this.render();
     } catch (error) {
-      this.message.replaceChildren(h("div", { class: "banner bad", id: "agent-error" }, error.message));
+      this.message.replaceChildren(h("div", { class: "banner bad", id: "agent-error", role: "alert" }, error.message));
     }
   },
   render() {
@@ -172,7 +161,7 @@ function renderAgent(agent) {
         `credentials: ${agent.credentials.join(", ")}`) : null,
       h("a", { href: `/?agent=${encodeURIComponent(agent.url)}` }, "talk"),
       h("a", { href: `/inspector?url=${encodeURIComponent(agent.url)}` }, "inspect"),
-      h("button", { class: "plain", onclick: async () => {
+      h("button", { type: "button", class: "plain", "aria-label": `remove ${agent.name}`, onclick: async () => {
         await api("DELETE", `/api/agents?url=${encodeURIComponent(agent.url)}`);
         delete S.agents[agent.url]; pages.agents.render();
       } }, "remove")),
@@ -191,11 +180,12 @@ function renderAgent(agent) {
 pages.inspector = {
   conversation: null,
   build() {
-    this.url = h("input", { class: "grow", name: "url", value: PARAMS.get("url") || "", placeholder: "An A2A agent's URL" });
+    this.url = h("input", { class: "grow", name: "url", value: PARAMS.get("url") || "", placeholder: "An A2A agent's URL", "aria-label": "The agent's URL" });
     this.info = h("div", { id: "inspected" });
-    this.interface = h("select", { name: "interface" });
+    this.interface = h("select", { name: "interface", "aria-label": "Interface" });
     this.interface.addEventListener("change", () => { this.conversation = null; this.render(); });
-    this.input = h("input", { class: "grow", name: "message", placeholder: "Message", autocomplete: "off" });
+    this.input = h("textarea", { class: "grow", name: "message", rows: 1, placeholder: "Message", "aria-label": "Message" });
+    this.error = h("div", { class: "error", role: "alert" });
     this.items = h("div", { class: "items" });
     this.log = h("ol", { class: "timeline", id: "frames" });
     this.credentials = credentialFields();
@@ -203,7 +193,8 @@ pages.inspector = {
     load.addEventListener("submit", (event) => { event.preventDefault(); this.load(); });
     const send = h("form", { class: "row", id: "inspector-send" }, this.interface, this.input, h("button", { type: "submit" }, "Send"));
     send.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
-    main.append(h("h1", {}, "Inspector"), load, this.info, send, this.items,
+    sendsOnEnter(this.input, send);
+    main.append(h("h1", {}, "Inspector"), load, this.info, send, this.error, this.items,
       h("h2", {}, "On the wire"), this.log);
     // A link (?url=) only fills in the address: fetching it is the user's choice (Inspect).
   },
@@ -220,7 +211,7 @@ pages.inspector = {
         h("option", { value: `${i.transport}|${i.version}` }, `${i.transport} ${i.version}${i.legacy ? " (legacy)" : ""} — ${i.url}`)));
     } catch (error) {
       this.agent = null;
-      this.info.replaceChildren(h("div", { class: "banner bad" }, error.message));
+      this.info.replaceChildren(h("div", { class: "banner bad", role: "alert" }, error.message));
     }
     this.render();
   },
@@ -228,9 +219,11 @@ pages.inspector = {
     if (!this.agent || !this.input.value.trim()) return;
     const [transport, version] = this.interface.value.split("|");
     const text = this.input.value;
-    this.input.value = "";
-    this.conversation = await sendMessage(this.agent.url, this.conversation,
-      { text, transport, version });
+    this.error.textContent = "";
+    try {
+      this.conversation = await sendMessage(this.agent.url, this.conversation, { text, transport, version });
+      if (this.input.value === text) this.input.value = "";
+    } catch (error) { this.error.textContent = `Not sent: ${error.message}`; }
     this.render();
   },
   render() {
