@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 import accord
 from accord import Agent
 from accord.agents import EventSink
-from accord.samples import echo
+from accord.samples import echo, expense, vault
 from ui_chromium import opened_page, serious_violations, with_axe
 from ui_pages import serve_ui, start_conversation, turns, ui_client
 from ui_screens import assert_looks_like_baseline
@@ -110,7 +110,7 @@ def test_the_sidebar_folds_behind_a_button_on_a_phone(stack: ExitStack, browser:
         expect(turns(page)).to_have_count(1)
 
 
-AT_BOTTOM = "innerHeight + scrollY >= document.scrollingElement.scrollHeight - 4"
+AT_BOTTOM = "() => innerHeight + scrollY >= document.scrollingElement.scrollHeight - 4"
 
 
 def send_in_conversation(ui: str, text: str) -> None:
@@ -146,13 +146,28 @@ def test_the_conversation_follows_new_answers_while_read_at_the_bottom(
 
 
 def test_no_serious_accessibility_violation_on_any_page(stack: ExitStack, page: Page) -> None:
-    ui = serve_ui(stack, echo.agent)
+    ui = serve_ui(stack, echo.agent, expense.agent, vault.agent)
     with_axe(page)
     start_conversation(page, ui, "hello")
     expect(turns(page).nth(0).locator("[data-state]")).to_have_text("completed")
     found = {}
     for path in open_every_page(page, ui, first_task(ui)):
         found[path] = serious_violations(page)
+    with ui_client(ui) as api:
+        urls = {agent["name"]: agent["url"] for agent in api.get("/api/state").json()["agents"]}
+    for name, said, waiting in [
+        ("Expense", "taxi, 42 EUR", "form"),
+        ("Vault", "open", "[type=password]"),
+    ]:
+        start_conversation(page, ui, said, agent=urls[name])
+        expect(turns(page).nth(0).locator(waiting)).to_be_visible()
+        found[f"{name}'s question"] = serious_violations(page)
+    page.goto(ui + "/inspector?url=" + urls["Echo"])
+    page.click("#inspect button[type=submit]")
+    page.fill("#inspector-send [name=message]", "hello")
+    page.click("#inspector-send button[type=submit]")
+    expect(page.locator("#frames li").first).to_be_visible()
+    found["an inspection"] = serious_violations(page)
     assert not any(found.values()), found
 
 

@@ -9,7 +9,7 @@ pages.chat = {
     this.select = h("select", { name: "agent", class: "grow", "aria-label": "Agent to talk to" });
     this.select.addEventListener("change", () => { this.agent = this.select.value; this.open(null); });
     this.items = h("div", { class: "items", id: "items" });
-    this.input = h("textarea", { class: "grow", name: "message", rows: 2, placeholder: "Message (Shift+Enter: a new line)",
+    this.input = h("textarea", { class: "grow", name: "message", rows: 1, placeholder: "Message (Shift+Enter: a new line)",
       autocomplete: "off", "aria-label": "Message" });
     this.attachment = attachControl("file");
     this.error = h("div", { class: "error", id: "composer-error", role: "alert" });
@@ -57,7 +57,7 @@ pages.chat = {
     try {
       const file = await this.attachment.read();
       const id = await sendMessage(agent, this.current, { text: typed.trim(), file });
-      if (this.input.value === typed) this.input.value = "";
+      if (this.input.value === typed) { this.input.value = ""; this.input.style.height = ""; }
       this.attachment.clear();
       follow.jump();
       if (id !== this.current) this.open(id);
@@ -84,7 +84,7 @@ pages.chat = {
     document.getElementById("title").textContent = conversation ? `With ${agentName(conversation.agent)}`
       : chosen ? `New conversation with ${agentName(chosen)}` : "Add an agent to start";
     if (conversation) renderItems(this.items, conversation);
-    follow.after(document.scrollingElement.scrollHeight > before);
+    if (!this.sidebar.classList.contains("open")) follow.after(document.scrollingElement.scrollHeight > before);
   },
 };
 

@@ -65,13 +65,18 @@ function renderReply(state, answer, field) {
   return form;
 }
 
-// Enter sends the form of a message box; Shift+Enter starts a new line.
+// Enter sends the form of a message box; Shift+Enter starts a new line, and the box grows with
+// its lines (up to the height the style sheet allows).
 function sendsOnEnter(box, form) {
   box.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       form.requestSubmit();
     }
+  });
+  box.addEventListener("input", () => {
+    box.style.height = "auto";
+    box.style.height = `${box.scrollHeight + 2}px`;
   });
 }
 
