@@ -214,6 +214,10 @@ def test_every_page_looks_as_its_baseline(stack: ExitStack, browser: Browser, wi
                 expect(turns(page)).to_have_count(1)
             if path == "/tasks":
                 expect(page.locator("#agent-tasks tr")).to_have_count(1)
+            if path == "/inspector":
+                page.fill("[name=url]", page.evaluate("Object.keys(S.agents)[0]"))
+                page.click("#inspect button[type=submit]")
+                expect(page.locator("#inspected .card")).to_be_visible()
             name = "task" if path == "/task" else path.strip("/") or "conversation"
             assert_looks_like_baseline(page, f"{name}-{width}", mask=[page.locator(CHANGING)])
 
@@ -221,7 +225,7 @@ def test_every_page_looks_as_its_baseline(stack: ExitStack, browser: Browser, wi
 CHANGING = ", ".join(
     [
         "code",  # ids
-        ".url",  # addresses, with their ports
+        ".url, [name=url], [name=interface]",  # addresses, with their ports
         "#timeline pre",  # frames, with ids and ports
         "#timeline .row > span:not(.kind)",  # times, titles naming ports and ids
         "main > div > p.muted",  # a task's context id

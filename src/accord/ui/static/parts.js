@@ -166,5 +166,5 @@ function renderForm(data, ctx) {
 function maskedField(input) {
   const show = h("input", { type: "checkbox", class: "show-typed", "aria-label": "Show what is typed" });
   show.addEventListener("change", () => { input.type = show.checked ? "text" : "password"; });
-  return h("span", { class: "masked-field" }, input, h("span", { class: "muted", "aria-hidden": "true" }, "show"), show);
+  return h("span", { class: "masked-field" }, input, show, h("span", { class: "muted", "aria-hidden": "true" }, "show"));
 }
