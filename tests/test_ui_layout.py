@@ -79,7 +79,7 @@ def test_one_long_word_wraps_on_every_page(stack: ExitStack, page: Page) -> None
 
 
 def test_every_page_fits_a_phone(stack: ExitStack, browser: Browser) -> None:
-    ui = serve_ui(stack, echo.agent)
+    ui = serve_ui(stack, echo.agent, expense.agent)
     with opened_page(browser, "phone-pages", 360, 740, **PHONE) as page:
         start_conversation(page, ui, "hello from a phone " + LONG_WORD[:200])
         expect(turns(page).nth(0).locator("[data-state]")).to_have_text("completed")
@@ -87,6 +87,10 @@ def test_every_page_fits_a_phone(stack: ExitStack, browser: Browser) -> None:
             if path == "/inspector":
                 page.fill("[name=url]", ui)  # a long address in the form
             assert page_width(page) <= 360, f"{path} is {page_width(page)} px wide at 360 px"
+        expense_url = page.evaluate("Object.values(S.agents).find((a) => a.name === 'Expense').url")
+        start_conversation(page, ui, "taxi, 42 EUR", agent=expense_url)
+        expect(page.locator("form.a2a-form button[type=submit]")).to_be_visible()
+        assert page_width(page) <= 360, f"a form is {page_width(page)} px wide at 360 px"
 
 
 def test_the_sidebar_folds_behind_a_button_on_a_phone(stack: ExitStack, browser: Browser) -> None:
