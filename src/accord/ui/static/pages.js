@@ -131,7 +131,7 @@ pages.agents = {
       const result = await api("POST", "/api/agents", { url: this.url.value, credentials: this.credentials.value() });
       this.credentials.clear();
       S.agents[result.agent.url] = result.agent;
-      const hosts = result.hosts.map((r) => r.error ? `${r.name}: ${r.error}.` : `Registered with ${r.name}.`);
+      const hosts = result.hosts.map((r) => r.error ? `${r.name}: ${r.error.replace(/\.$/, "")}.` : `Registered with ${r.name}.`);
       this.message.replaceChildren(h("div", { class: `banner ${result.agent.valid ? "ok" : "bad"}`, role: "status" },
         [`Added ${result.agent.name}` + (result.agent.valid ? "." : ": its card has problems, see below."), ...hosts].join(" ")));
       this.url.value = "";

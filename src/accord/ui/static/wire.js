@@ -8,7 +8,9 @@ const revealed = new Set(); // the entries shown with their secrets, by turn and
 
 function rememberSecrets(turn, values) {
   const typed = values.filter((value) => typeof value === "string" && value.trim());
-  if (typed.length) typedSecrets.set(turn, typed);
+  if (!typed.length) return;
+  typedSecrets.set(turn, typed);
+  pages[PAGE].render(); // the turn's frames may have come before the answer that names it
 }
 
 function renderEntry(entry) {
