@@ -77,3 +77,8 @@ bench: $(STAMP) $(BENCH_STAMP) $(JS_PEER)
 
 clean:
 	rm -rf $(VENV) tests/js/node_modules .mypy_cache .ruff_cache .pytest_cache
+
+# The UI's screenshot baselines (tests/ui_baselines/) taken anew, after a change of layout.
+.PHONY: ui-baselines
+ui-baselines: $(STAMP)
+	ACCORD_UI_BASELINES=update $(BIN)/pytest tests/test_ui_layout.py -k baseline -p no:cacheprovider

@@ -283,7 +283,7 @@ def test_agents_are_added_by_url_and_their_cards_checked(stack: ExitStack, page:
     expect(card.locator(".check[data-version='1.0']")).to_contain_text("a valid A2A 1.0 card")
     expect(card.locator(".check[data-version='0.3']")).to_contain_text("a valid A2A 0.3.0 card")
     expect(card).to_contain_text("Convert currency")
-    expect(page.locator("#agent-message")).to_contain_text("registered with Fake host")
+    expect(page.locator("#agent-message")).to_contain_text("Registered with Fake host")
     assert host.added == [invalid, valid]
     expect(page.locator(f"[data-agent='{host_url}'] li", has_text=valid)).to_have_count(1)
 
@@ -486,7 +486,7 @@ def test_an_agent_added_with_a_key_is_registered_with_the_host_with_it(
     page.select_option("#add-agent [name=credential-kind]", "apiKey")
     page.fill("#add-agent [name=credential-secret]", UI_KEY)
     page.click("text=Add agent")
-    expect(page.locator("#agent-message")).to_contain_text("registered with Host")
+    expect(page.locator("#agent-message")).to_contain_text("Registered with Host")
     listed = httpx.get(host_url + "/host/agents").json()
     assert [(a["url"], a.get("credentials")) for a in listed] == [(guarded, ["apiKey"])]
 

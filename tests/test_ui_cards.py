@@ -9,12 +9,15 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from accord import create_app
 from accord.codecs.card import card_versions
 from accord.samples import coder, currency, echo, expense, image, movies, vault
 from accord.ui import create_ui_app
 from accord.ui.cards import check_card
+from accord.ui.requests import BadRequest, secrets_sent
 from live_server import serve_app
 from ui_card_schemas import SHIPPED, SOURCES, SPEC_DIR, render, shipped_name
 from ui_pages import ui_client
@@ -72,6 +75,33 @@ def test_problems_are_told_in_words() -> None:
     assert "`name` is missing; the specification requires it" in v10.problems
 
 
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(
+    body=st.dictionaries(st.sampled_from(["text", "secret", "secretFields"]), JSON_VALUES),
+    data=st.one_of(st.none(), st.dictionaries(st.text(max_size=4), JSON_VALUES, max_size=3)),
+)
+def test_the_secrets_of_any_message_are_read_or_refused_in_words(
+    body: dict[str, Any], data: dict[str, Any] | None
+) -> None:
+    try:
+        secrets = secrets_sent(body, data)
+    except BadRequest as exc:
+        assert str(exc).startswith("`")
+        return
+    assert all(isinstance(secret, str) and secret.strip() for secret in secrets)
+    for name in body.get("secretFields") or []:
+        value = (data or {}).get(name)
+        assert not (isinstance(value, str) and value.strip()) or value in secrets
+
+
 @pytest.fixture
 def ui() -> Iterator[str]:
     with serve_app(create_ui_app()) as url:
@@ -87,6 +117,12 @@ def ui() -> Iterator[str]:
         ("/api/send", b'{"agent": "http://x", "text": ""}', "the message is empty"),
         ("/api/send", b'{"agent": "http://x", "text": 5}', "`text` must be text"),
         ("/api/send", b'{"agent": "http://x", "data": [1]}', "`data` must be a JSON object"),
+        (
+            "/api/send",
+            b'{"agent": "http://x", "data": {"pin": "1"}, "secretFields": "pin"}',
+            "`secretFields` must be a list of names",
+        ),
+        ("/api/send", b'{"agent": "http://x", "text": "a", "secretFields": [1]}', "`secretFields`"),
         ("/api/agents", b'{"url": ""}', "give the agent's URL"),
         ("/api/agents", b'{"url": "ftp://x"}', "must start with http:// or https://"),
         ("/api/inspect", b'{"url": "http://127.0.0.1:1"}', "nothing answers at 127.0.0.1:1"),

@@ -79,7 +79,7 @@ def test_a_file_is_sent_in_the_reply_box(stack: ExitStack, page: Page) -> None:
     reply.locator("input[type=file]").set_input_files(huge)
     reply.locator("button").click()
     expect(reply.locator(".error")).to_have_text(
-        "huge.bin is 5.0 MiB; the UI sends files up to 5.0 MiB."
+        "Not sent: huge.bin is 5.0 MiB; the UI sends files up to 5.0 MiB."
     )
     expect(turns(page)).to_have_count(1)
 

@@ -150,7 +150,7 @@ def test_a_secret_typed_in_a_masked_field_is_shown_nowhere(stack: ExitStack, pag
     first.locator("[name=reply]").fill("open sesame")
     first.locator("form.answer button").click()
     expect(turns(page).nth(1).locator("[data-state]")).to_have_text("completed")
-    expect(page.locator(".bubble.user").nth(1)).to_contain_text("(hidden)")
+    expect(page.locator(".bubble.user").nth(1).locator(".secret")).to_have_text("••••")
     assert "open sesame" not in page.content()
     with ui_client(ui) as api:
         state = api.get("/api/state").text

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from ui_chromium import opened_page
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -21,8 +23,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "ui"
-WAIT_MS = 15_000
 
 
 @pytest.fixture(scope="module")
@@ -47,17 +47,5 @@ def stack() -> Iterator[ExitStack]:
 @pytest.fixture
 def page(browser: Browser, stack: ExitStack, request: pytest.FixtureRequest) -> Iterator[Page]:
     """A fresh page; its screenshot is saved when the test ends, whatever the outcome."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(WAIT_MS)
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    # The UI's Content-Security-Policy holds: every flow runs without one violation.
-    opened.on(
-        "console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None
-    )
-    yield opened
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    opened.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
-    context.close()
-    assert not errors, f"the page's script failed or broke the CSP: {errors}"
+    with opened_page(browser, request.node.name) as opened:
+        yield opened

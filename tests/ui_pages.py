@@ -38,8 +38,9 @@ def ui_client(ui: str, timeout: float = 10.0) -> httpx.Client:
     return httpx.Client(base_url=ui, headers={"X-Accord-Session": session}, timeout=timeout)
 
 
-def start_conversation(page: Page, ui: str, text: str) -> None:
-    page.goto(ui + "/")
+def start_conversation(page: Page, ui: str, text: str, agent: str = "") -> None:
+    """Say `text` in a new conversation, with the UI's first agent or the one at `agent`."""
+    page.goto(ui + "/" + (f"?agent={agent}" if agent else ""))
     expect(page.locator("[name=agent] option")).not_to_have_count(0)
     page.fill("[name=message]", text)
     page.click("form.composer button")

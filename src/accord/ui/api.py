@@ -25,7 +25,14 @@ from accord.ui.access import SESSION_HEADER, UiAccess
 from accord.ui.agent_tasks import fetch_agent_task, list_agent_tasks
 from accord.ui.agents import AgentRefused, HostLink, load_agent, refresh_host, register_with_host
 from accord.ui.attachments import AttachmentRefused, file_part
-from accord.ui.requests import BadRequest, agent_param, credentials_given, json_body, text
+from accord.ui.requests import (
+    BadRequest,
+    agent_param,
+    credentials_given,
+    json_body,
+    secrets_sent,
+    text,
+)
 from accord.ui.state import AgentEntry, UiState
 from accord.ui.talk import Talker
 
@@ -113,9 +120,9 @@ class UiApi:
             transport=text(body, "transport") or None,
             version=text(body, "version") or None,
         )
-        secret = body.get("secret") is True
+        secrets = secrets_sent(body, data)
         task_id = text(body, "taskId") or None
-        turn = self.talker.send(conversation, said, data, task_id, file, secret)
+        turn = self.talker.send(conversation, said, data, task_id, file, secrets)
         return JSONResponse({"conversation": conversation.id, "turn": turn.id}, status_code=202)
 
     async def add_agent(self, request: Request) -> JSONResponse:

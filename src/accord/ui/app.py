@@ -21,7 +21,7 @@ from accord.ui.agents import AgentRefused, HostLink, load_agent
 from accord.ui.api import UiApi
 from accord.ui.attachments import MAX_FILE_BYTES
 from accord.ui.requests import BadRequest
-from accord.ui.state import UiState
+from accord.ui.state import HIDDEN, UiState
 from accord.ui.talk import AgentCallFailed, Talker
 from accord.web.webhook_guard import WebhookGuard
 
@@ -92,6 +92,7 @@ def _pages(access: UiAccess) -> list[Route]:
             .replace("{{title}}", title)
             .replace("{{maxFileBytes}}", str(MAX_FILE_BYTES))
             .replace("{{session}}", access.session)
+            .replace("{{hidden}}", HIDDEN)
         )
 
         async def endpoint(request: Request) -> HTMLResponse:

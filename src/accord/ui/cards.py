@@ -76,7 +76,7 @@ async def fetch_raw_card(http: httpx.AsyncClient, url: str) -> tuple[str, Json]:
             raise CardUnavailable(f"{url!r} is not a valid web address: {exc}") from None
         except httpx.ConnectError:
             raise CardUnavailable(
-                f"nothing answers at {httpx.URL(candidate).host}:{httpx.URL(candidate).port}"
+                f"nothing answers at {httpx.URL(candidate).netloc.decode()}"
                 " (is the agent running, and is the address right?)"
             ) from None
         except httpx.HTTPError as exc:

@@ -35,6 +35,18 @@ def text(body: dict[str, Any], name: str) -> str:
     return value
 
 
+def secrets_sent(body: dict[str, Any], data: dict[str, Any] | None) -> tuple[str, ...]:
+    """The secrets a message carries: its text and data's texts with `"secret": true`, and
+    the values of the `data` members `secretFields` names (fields typed masked)."""
+    fields = body.get("secretFields") or []
+    if not isinstance(fields, list) or not all(isinstance(name, str) for name in fields):
+        raise BadRequest("`secretFields` must be a list of names of `data` members")
+    values = [(data or {}).get(name) for name in fields]
+    if body.get("secret") is True:
+        values += [text(body, "text"), *(data or {}).values()]
+    return tuple(value for value in values if isinstance(value, str) and value.strip())
+
+
 def agent_param(request: Request) -> str:
     """The `agent` query parameter: the URL of the agent to ask."""
     agent = request.query_params.get("agent", "")

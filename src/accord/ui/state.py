@@ -34,12 +34,6 @@ HIDDEN = "•••••• (hidden)"
 """What a secret the user typed in a masked field is shown as, wherever it would appear."""
 
 
-def secret_values(text: str, data: Any) -> tuple[str, ...]:
-    """The secrets of a message sent from a masked field: its text, or the text in its data."""
-    values = [text, *(v for v in data.values() if isinstance(v, str))] if data else [text]
-    return tuple(value for value in values if value.strip())
-
-
 def hide(text: str, secrets: Sequence[str]) -> str:
     """`text` with each of `secrets` (as it is, or escaped inside a JSON string) made HIDDEN."""
     for secret in secrets:

@@ -17,7 +17,7 @@ from accord.errors import A2AClientError, A2AError, PermissionDenied, Unauthenti
 from accord.types import DataPart, FilePart, Message, Part, Role, Task, TextPart, new_id
 from accord.ui.attachments import without_bytes
 from accord.ui.recording import CURRENT_SINK, RecordingTransport
-from accord.ui.state import Conversation, Turn, UiState, hidden, secret_values
+from accord.ui.state import Conversation, Turn, UiState, hidden
 from accord.web.guarded_transport import GuardedTransport
 from accord.web.webhook_guard import WebhookGuard, WebhookRefused
 
@@ -131,10 +131,10 @@ class Talker:
         data: Any = None,
         task_id: str | None = None,
         file: FilePart | None = None,
-        secret: bool = False,
+        secrets: tuple[str, ...] = (),
     ) -> Turn:
-        """Start a turn: the message goes out in the background; returns the turn at once. A
-        `secret` message (a credential typed in a masked field) is never shown: not in the
+        """Start a turn: the message goes out in the background; returns the turn at once. The
+        `secrets` it carries (typed in masked fields) are never shown: not in the
         conversation, not in the frames on the wire, not in the events decoded."""
         parts: list[Part] = [TextPart(text=text)] if text or (data is None and file is None) else []
         if data is not None:
@@ -148,7 +148,6 @@ class Talker:
             context_id=conversation.context_id,
             task_id=task_id or self.state.waiting_task(conversation),
         )
-        secrets = secret_values(text, data) if secret else ()
         shown = hidden(without_bytes(message.to_wire()), secrets)
         turn = self.state.open_turn(conversation, {"message": shown}, secrets=secrets)
         running = asyncio.create_task(self._run(conversation, turn, message))
