@@ -40,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "samples": CORE | {"accord", "extensions", "agents", "language"},
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
     "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
+    "integrations": CORE | {"agents"},  # framework adapters: the agents API only
     "cli": CORE | {"accord", "extensions", "agents", "codecs", "store", "keys", "push", "auth",
                    "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
                    "web"},

@@ -1,0 +1,245 @@
+"""A PydanticAI agent served by accord (`accord.integrations.pydantic_ai`), its model one of
+PydanticAI's own test doubles, driven by the official a2a-sdk client in 1.0 and 0.3."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+from a2a.client import Client
+from a2a.types import CancelTaskRequest, Part, TaskState
+from pydantic import BaseModel
+
+from adapted_agents import (
+    CALLER,
+    INTERFACES,
+    Gate,
+    answered_data,
+    answered_files,
+    exchange,
+    framework,
+    kind,
+    last_task,
+    message,
+    notes,
+    sdk,
+    served,
+    start,
+    status_text,
+    text_of,
+)
+
+framework("pydantic_ai", "pydantic-ai")
+
+from pydantic_ai import Agent as PydanticAgent  # noqa: E402
+from pydantic_ai import BinaryContent, RunContext  # noqa: E402
+from pydantic_ai.messages import ModelMessage, ToolReturnPart, UserPromptPart  # noqa: E402
+from pydantic_ai.models.function import (  # noqa: E402
+    AgentInfo,
+    DeltaToolCall,
+    FunctionModel,
+)
+from pydantic_ai.models.test import TestModel  # noqa: E402
+
+from accord.integrations.pydantic_ai import as_agent  # noqa: E402
+
+SECRET = "the database password is hunter2"
+PNG = b"\x89PNG\r\n\x1a\n not really an image"
+
+
+def prompts(messages: list[ModelMessage]) -> list[str]:
+    """What the user said so far, as the model sees it."""
+    return [
+        str(part.content)
+        for m in messages
+        for part in getattr(m, "parts", [])
+        if isinstance(part, UserPromptPart)
+    ]
+
+
+async def model(
+    messages: list[ModelMessage], info: AgentInfo
+) -> AsyncIterator[str | dict[int, DeltaToolCall]]:
+    """A model that calls `whoami` first, then streams what it knows in three chunks."""
+    last = messages[-1]
+    if not any(isinstance(p, ToolReturnPart) for p in getattr(last, "parts", [])):
+        yield {0: DeltaToolCall(name="whoami", json_args="{}", tool_call_id="call-1")}
+        return
+    said = prompts(messages)
+    yield f"turn {len(said)}: "
+    yield f"you said {said[-1]!r}, "
+    yield f"you are {last.parts[0].content}"  # type: ignore[union-attr]
+
+
+def assistant() -> PydanticAgent[None, str]:
+    agent = PydanticAgent(
+        FunctionModel(stream_function=model),
+        name="Assistant",
+        description="Answers with who you are.",
+    )
+
+    @agent.tool
+    def whoami(ctx: RunContext[None]) -> str:
+        """Who the caller is.
+
+        Read from the run's metadata."""
+        assert ctx.metadata is not None
+        return str(ctx.metadata["principal"].id)
+
+    return agent
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with served(as_agent(assistant())) as url:
+        yield url
+
+
+async def test_the_card_says_what_the_agent_is(url: str) -> None:
+    async with httpx.AsyncClient() as http:
+        card = (await http.get(f"{url}/.well-known/agent-card.json")).json()
+    assert card["name"] == "Assistant"
+    assert card["description"] == "Answers with who you are."
+    assert [(s["id"], s["description"]) for s in card["skills"]] == [
+        ("whoami", "Who the caller is.")
+    ]
+    assert card["capabilities"]["streaming"] is True
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_text_streams_as_chunks_and_tool_calls_as_notes(
+    url: str, interface: tuple[str, str]
+) -> None:
+    async with sdk(url, interface) as client:
+        events = await exchange(client, message("hello"))
+    assert notes(events) == ["calling whoami"]
+    chunks = [e.artifact_update for e in events if kind(e) == "artifact_update"]
+    assert len(chunks) == 3
+    assert [c.append for c in chunks] == [False, True, True]
+    task = last_task(events)
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert text_of(task) == f"turn 1: you said 'hello', you are {CALLER.id}"
+
+
+async def conversation(client: Client) -> list[str]:
+    first = last_task(await exchange(client, message("one")))
+    second = last_task(await exchange(client, message("two", context_id=first.context_id)))
+    other = last_task(await exchange(client, message("three")))
+    return [text_of(first), text_of(second), text_of(other)]
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+@pytest.mark.parametrize("streaming", [True, False], ids=["stream", "send"])
+async def test_a_context_keeps_its_conversation(
+    url: str, interface: tuple[str, str], streaming: bool
+) -> None:
+    async with sdk(url, interface, streaming=streaming) as client:
+        answers = await conversation(client)
+    assert answers == [
+        "turn 1: you said 'one', you are alice",
+        "turn 2: you said 'two', you are alice",
+        "turn 1: you said 'three', you are alice",
+    ]
+
+
+class Forecast(BaseModel):
+    city: str
+    celsius: int
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_structured_output_is_data(interface: tuple[str, str]) -> None:
+    agent = PydanticAgent(
+        TestModel(custom_output_args={"city": "Oslo", "celsius": -3}), output_type=Forecast
+    )
+    with served(as_agent(agent, name="Weather")) as url:
+        async with sdk(url, interface) as client:
+            task = last_task(await exchange(client, message("weather in Oslo?")))
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert answered_data(task) == [{"city": "Oslo", "celsius": -3}]
+
+
+async def mirror(
+    messages: list[ModelMessage], info: AgentInfo
+) -> AsyncIterator[dict[int, DeltaToolCall]]:
+    """A model that answers with the image it was given, as its output."""
+    [content] = [
+        c
+        for part in messages[-1].parts
+        if isinstance(part, UserPromptPart)
+        for c in part.content
+        if isinstance(c, BinaryContent)
+    ]
+    args = BinaryContent(content.data[::-1], media_type=content.media_type)
+    output = info.output_tools[0].name
+    yield {0: DeltaToolCall(name=output, json_args=_json(args), tool_call_id="out")}
+
+
+def _json(content: BinaryContent) -> str:
+    import base64
+    import json
+
+    encoded = base64.urlsafe_b64encode(content.data).decode()
+    return json.dumps({"data": encoded, "media_type": content.media_type})
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_files_go_in_and_out(interface: tuple[str, str]) -> None:
+    agent = PydanticAgent(FunctionModel(stream_function=mirror), output_type=BinaryContent)
+    with served(as_agent(agent, name="Mirror")) as url:
+        async with sdk(url, interface) as client:
+            image = Part(raw=PNG, media_type="image/png", filename="in.png")
+            task = last_task(await exchange(client, message("flip it", image)))
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert answered_files(task) == [(PNG[::-1], "image/png")]
+
+
+def held_agent(gate: Gate) -> PydanticAgent[None, str]:
+    agent = PydanticAgent(TestModel(call_tools=["wait"]), name="Slow")
+
+    @agent.tool_plain
+    async def wait() -> str:
+        """Waits for ever."""
+        await gate.hold()
+        return "never"
+
+    return agent
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_cancel_stops_the_run(interface: tuple[str, str]) -> None:
+    gate = Gate()
+    with served(as_agent(held_agent(gate))) as url:
+        async with sdk(url, interface, streaming=False) as client:
+            started = await start(client, message("wait"))
+            await gate.wait(gate.reached)
+            canceled = await client.cancel_task(CancelTaskRequest(id=started.id))
+    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+    await gate.wait(gate.cancelled)
+
+
+def failing_agent() -> PydanticAgent[None, str]:
+    agent = PydanticAgent(TestModel(call_tools=["lookup"]), name="Failing")
+
+    @agent.tool_plain
+    def lookup() -> str:
+        """Fails with a detail the caller must not see."""
+        raise RuntimeError(SECRET)
+
+    return agent
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_a_failure_tells_the_caller_only_a_reference(
+    interface: tuple[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR)
+    with served(as_agent(failing_agent())) as url:
+        async with sdk(url, interface) as client:
+            task = last_task(await exchange(client, message("look it up")))
+    assert task.status.state == TaskState.TASK_STATE_FAILED
+    said = status_text(task)
+    assert "reference" in said and SECRET not in said
+    assert any(SECRET in str(r.exc_info and r.exc_info[1]) for r in caplog.records)
