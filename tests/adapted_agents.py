@@ -4,18 +4,22 @@ served on loopback, and the official a2a-sdk client talking to it in 1.0 and 0.3
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 from a2a.client import Client
 from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import (
     Artifact,
+    CancelTaskRequest,
     Message,
     Part,
     Role,
@@ -189,3 +193,102 @@ def answered_data(task: Task) -> list[dict[str, Any]]:
         for p in a.parts
         if p.HasField("data")
     ]
+
+
+SECRET = "the database password is hunter2"
+"""What a failing framework says, which its caller must never see."""
+PNG = b"\x89PNG\r\n\x1a\n not really an image"
+"""The image callers send, which the agents under test answer reversed."""
+
+
+async def card_of(url: str) -> dict[str, Any]:
+    async with httpx.AsyncClient() as http:
+        card: dict[str, Any] = (await http.get(f"{url}/.well-known/agent-card.json")).json()
+    return card
+
+
+def skills_of(card: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(skill["id"], skill["description"]) for skill in card["skills"]]
+
+
+async def flipped_image(url: str, interface: tuple[str, str], text: str) -> Task:
+    """The task of sending `text` with PNG, once its answer holds PNG reversed."""
+    async with sdk(url, interface) as client:
+        image = Part(raw=PNG, media_type="image/png", filename="in.png")
+        task = last_task(await exchange(client, message(text, image)))
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert answered_files(task) == [(PNG[::-1], "image/png")]
+    return task
+
+
+async def check_cancel_stops_the_run(agent: Agent, gate: Gate, interface: tuple[str, str]) -> None:
+    """Canceling the task `wait` starts (the framework's code held at `gate`) cancels that
+    code."""
+    with served(agent) as url:
+        async with sdk(url, interface, streaming=False) as client:
+            started = await start(client, message("wait"))
+            await gate.wait(gate.reached)
+            canceled = await client.cancel_task(CancelTaskRequest(id=started.id))
+    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
+    await gate.wait(gate.cancelled)
+
+
+async def check_failure_shows_a_reference(
+    url: str, interface: tuple[str, str], text: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`text` makes the framework fail with SECRET: the task fails naming a reference, and
+    only the log has SECRET."""
+    caplog.set_level(logging.ERROR)
+    async with sdk(url, interface) as client:
+        task = last_task(await exchange(client, message(text)))
+    assert task.status.state == TaskState.TASK_STATE_FAILED
+    said = status_text(task)
+    assert "reference" in said and SECRET not in said
+    assert any(SECRET in str(r.exc_info and r.exc_info[1]) for r in caplog.records)
+
+
+@dataclass
+class Answer:
+    """A streamed answer: whether each artifact update appends, the notes along the way, the
+    task as it ends, and its text."""
+
+    appends: list[bool]
+    notes: list[str]
+    task: Task
+
+    @property
+    def text(self) -> str:
+        return text_of(self.task)
+
+
+async def streamed(url: str, interface: tuple[str, str], text: str) -> Answer:
+    """The streamed answer to `text`, which completes the task."""
+    async with sdk(url, interface) as client:
+        events = await exchange(client, message(text))
+    task = last_task(events)
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    appends = [e.artifact_update.append for e in events if kind(e) == "artifact_update"]
+    return Answer(appends, notes(events), task)
+
+
+async def asked_then_answered(
+    url: str,
+    interface: tuple[str, str],
+    question: str,
+    answer: str,
+    *,
+    streaming: bool = True,
+    then: str = "",
+) -> tuple[Task, Task, Task | None]:
+    """`question` makes the agent ask for input, `answer` (sent in that task) completes it;
+    `then`, sent afterwards in the same context, shows what the context kept."""
+    async with sdk(url, interface, streaming=streaming) as client:
+        asked = last_task(await exchange(client, message(question)))
+        assert asked.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        reply = message(answer, context_id=asked.context_id, task_id=asked.id)
+        done = last_task(await exchange(client, reply))
+        later = message(then, context_id=asked.context_id)
+        after = last_task(await exchange(client, later)) if then else None
+    assert done.id == asked.id
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    return asked, done, after

@@ -3,29 +3,26 @@ no model, run by ADK's own `Runner`, driven by the official a2a-sdk client in 1.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
-import httpx
 import pytest
-from a2a.types import CancelTaskRequest, Part, TaskState
 
 from adapted_agents import (
     CALLER,
     INTERFACES,
+    SECRET,
     Gate,
-    answered_files,
-    exchange,
+    asked_then_answered,
+    card_of,
+    check_cancel_stops_the_run,
+    check_failure_shows_a_reference,
+    flipped_image,
     framework,
-    kind,
-    last_task,
-    message,
-    notes,
-    sdk,
     served,
-    start,
+    skills_of,
     status_text,
+    streamed,
     text_of,
 )
 
@@ -37,9 +34,6 @@ from google.adk.events import Event  # noqa: E402
 from google.genai import types  # noqa: E402
 
 from accord.integrations.adk import as_agent  # noqa: E402
-
-SECRET = "the database password is hunter2"
-PNG = b"\x89PNG\r\n\x1a\n not really an image"
 
 
 def said(ctx: InvocationContext) -> str:
@@ -114,29 +108,22 @@ async def test_the_card_has_the_agent_and_its_sub_agents(url: str) -> None:
     helper = Concierge(name="helper", description="Helps.")
     root = Concierge(name="desk", description="The front desk.", sub_agents=[helper])
     with served(as_agent(root)) as desk:
-        async with httpx.AsyncClient() as http:
-            card = (await http.get(f"{desk}/.well-known/agent-card.json")).json()
+        card = await card_of(desk)
     assert (card["name"], card["description"]) == ("desk", "The front desk.")
-    assert [(s["id"], s["description"]) for s in card["skills"]] == [("helper", "Helps.")]
+    assert skills_of(card) == [("helper", "Helps.")]
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_partial_events_stream_as_chunks(url: str, interface: tuple[str, str]) -> None:
-    async with sdk(url, interface) as client:
-        events = await exchange(client, message("hi"))
-    chunks = [e.artifact_update for e in events if kind(e) == "artifact_update"]
-    assert [c.append for c in chunks] == [False, True, True]
-    task = last_task(events)
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert text_of(task) == f"turn 1: hello {CALLER.id}"
+    answer = await streamed(url, interface, "hi")
+    assert answer.appends == [False, True, True]
+    assert answer.text == f"turn 1: hello {CALLER.id}"
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_function_calls_are_notes(url: str, interface: tuple[str, str]) -> None:
-    async with sdk(url, interface) as client:
-        events = await exchange(client, message("lookup"))
-    assert notes(events) == ["calling lookup"]
-    assert text_of(last_task(events)) == "Oslo is 1 km away"
+    answer = await streamed(url, interface, "lookup")
+    assert (answer.notes, answer.text) == (["calling lookup"], "Oslo is 1 km away")
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
@@ -144,39 +131,24 @@ async def test_function_calls_are_notes(url: str, interface: tuple[str, str]) ->
 async def test_a_request_for_input_asks_and_the_answer_resumes(
     url: str, interface: tuple[str, str], streaming: bool
 ) -> None:
-    async with sdk(url, interface, streaming=streaming) as client:
-        asked = last_task(await exchange(client, message("book")))
-        answer = message("Oslo", context_id=asked.context_id, task_id=asked.id)
-        booked = last_task(await exchange(client, answer))
-        later = last_task(await exchange(client, message("hi", context_id=asked.context_id)))
-    assert asked.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    asked, booked, later = await asked_then_answered(
+        url, interface, "book", "Oslo", streaming=streaming, then="hi"
+    )
     assert status_text(asked) == "Which city?"
-    assert booked.id == asked.id
-    assert booked.status.state == TaskState.TASK_STATE_COMPLETED
     assert text_of(booked) == "Booked Oslo"
-    assert text_of(later) == "turn 3: hello alice"  # the session kept book, Oslo and hi
+    # the session kept "book", the answer (a function response) and "hi"
+    assert later is not None and text_of(later) == "turn 3: hello alice"
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_files_go_in_and_out(url: str, interface: tuple[str, str]) -> None:
-    async with sdk(url, interface) as client:
-        image = Part(raw=PNG, media_type="image/png", filename="in.png")
-        task = last_task(await exchange(client, message("flip it", image)))
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert text_of(task) == "flipped"
-    assert answered_files(task) == [(PNG[::-1], "image/png")]
+    assert text_of(await flipped_image(url, interface, "flip it")) == "flipped"
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_cancel_stops_the_run(interface: tuple[str, str]) -> None:
     gate = Gate()
-    with served(as_agent(Concierge(name="slow", gate=gate))) as url:
-        async with sdk(url, interface, streaming=False) as client:
-            started = await start(client, message("wait"))
-            await gate.wait(gate.reached)
-            canceled = await client.cancel_task(CancelTaskRequest(id=started.id))
-    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
-    await gate.wait(gate.cancelled)
+    await check_cancel_stops_the_run(as_agent(Concierge(name="slow", gate=gate)), gate, interface)
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
@@ -184,9 +156,4 @@ async def test_cancel_stops_the_run(interface: tuple[str, str]) -> None:
 async def test_a_failure_tells_the_caller_only_a_reference(
     url: str, interface: tuple[str, str], how: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.ERROR)
-    async with sdk(url, interface) as client:
-        task = last_task(await exchange(client, message(how)))
-    assert task.status.state == TaskState.TASK_STATE_FAILED
-    assert "reference" in status_text(task) and SECRET not in status_text(task)
-    assert any(SECRET in str(r.exc_info and r.exc_info[1]) for r in caplog.records)
+    await check_failure_shows_a_reference(url, interface, how, caplog)

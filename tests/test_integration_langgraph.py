@@ -4,31 +4,34 @@ a2a-sdk client in 1.0 and 0.3."""
 
 from __future__ import annotations
 
-import logging
+import base64
 from collections.abc import Iterator
 from typing import Any, TypedDict
 
-import httpx
 import pytest
 from a2a.client import Client
-from a2a.types import CancelTaskRequest, Part, TaskState
 
 from adapted_agents import (
     CALLER,
     INTERFACES,
+    SECRET,
     Gate,
     answered_data,
-    answered_files,
+    asked_then_answered,
+    card_of,
+    check_cancel_stops_the_run,
+    check_failure_shows_a_reference,
     exchange,
+    flipped_image,
     framework,
-    kind,
     last_task,
     message,
     notes,
     sdk,
     served,
-    start,
+    skills_of,
     status_text,
+    streamed,
     text_of,
 )
 
@@ -46,9 +49,6 @@ from langgraph.prebuilt import ToolNode  # noqa: E402
 from langgraph.types import interrupt  # noqa: E402
 
 from accord.integrations.langgraph import as_agent  # noqa: E402
-
-SECRET = "the database password is hunter2"
-PNG = b"\x89PNG\r\n\x1a\n not really an image"
 
 
 def said(state: MessagesState) -> list[HumanMessage]:
@@ -74,8 +74,6 @@ def book(state: MessagesState) -> dict[str, Any]:
 def flip(state: MessagesState) -> dict[str, Any]:
     """Answers with the image it was sent, reversed."""
     [image] = [b for b in said(state)[-1].content_blocks if b["type"] == "image"]
-    import base64
-
     flipped = base64.b64encode(base64.b64decode(image["base64"])[::-1]).decode()
     block = {"type": "image", "base64": flipped, "mime_type": image["mime_type"]}
     return {"messages": [AIMessage(content=[{"type": "text", "text": "flipped"}, block])]}
@@ -122,25 +120,20 @@ async def test_the_card_has_the_graph_name_and_its_tools_as_skills() -> None:
     builder.add_node("tools", ToolNode([lookup]))
     builder.add_edge(START, "tools")
     with served(as_agent(builder.compile(name="Guide"))) as url:
-        async with httpx.AsyncClient() as http:
-            card = (await http.get(f"{url}/.well-known/agent-card.json")).json()
+        card = await card_of(url)
     assert card["name"] == "Guide"
-    assert [(s["id"], s["description"]) for s in card["skills"]] == [("lookup", "Looks a city up.")]
+    assert skills_of(card) == [("lookup", "Looks a city up.")]
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_tokens_stream_as_chunks_and_steps_as_notes(
     url: str, interface: tuple[str, str]
 ) -> None:
-    async with sdk(url, interface) as client:
-        events = await exchange(client, message("hi"))
-    chunks = [e.artifact_update for e in events if kind(e) == "artifact_update"]
-    assert len(chunks) == 7  # "turn", " ", "1:", " ", ...: the fake model's tokens
-    assert [c.append for c in chunks] == [False] + [True] * 6
-    assert notes(events) == ["step chat"]
-    task = last_task(events)
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert text_of(task) == f"turn 1: hello {CALLER.id}"
+    answer = await streamed(url, interface, "hi")
+    # "turn", " ", "1:", " ", ...: the fake model's tokens
+    assert answer.appends == [False] + [True] * 6
+    assert answer.notes == ["step chat"]
+    assert answer.text == f"turn 1: hello {CALLER.id}"
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
@@ -148,17 +141,13 @@ async def test_tokens_stream_as_chunks_and_steps_as_notes(
 async def test_an_interrupt_asks_and_the_answer_resumes_the_thread(
     url: str, interface: tuple[str, str], streaming: bool
 ) -> None:
-    async with sdk(url, interface, streaming=streaming) as client:
-        asked = last_task(await exchange(client, message("book")))
-        answer = message("Oslo", context_id=asked.context_id, task_id=asked.id)
-        booked = last_task(await exchange(client, answer))
-        later = last_task(await exchange(client, message("hi", context_id=asked.context_id)))
-    assert asked.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    asked, booked, later = await asked_then_answered(
+        url, interface, "book", "Oslo", streaming=streaming, then="hi"
+    )
     assert status_text(asked) == "Which city?"
-    assert booked.id == asked.id
-    assert booked.status.state == TaskState.TASK_STATE_COMPLETED
     assert text_of(booked) == "Booked Oslo"
-    assert text_of(later) == "turn 2: hello alice"  # the thread kept "book" (Oslo resumed it)
+    # the thread kept "book" (the answer resumed it: no message of its own)
+    assert later is not None and text_of(later) == "turn 2: hello alice"
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
@@ -170,12 +159,7 @@ async def test_custom_stream_data_is_a_note(url: str, interface: tuple[str, str]
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_files_go_in_and_out(url: str, interface: tuple[str, str]) -> None:
-    async with sdk(url, interface) as client:
-        image = Part(raw=PNG, media_type="image/png", filename="in.png")
-        task = last_task(await exchange(client, message("flip", image)))
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert text_of(task) == "flipped"
-    assert answered_files(task) == [(PNG[::-1], "image/png")]
+    assert text_of(await flipped_image(url, interface, "flip")) == "flipped"
 
 
 class Count(TypedDict):
@@ -201,25 +185,14 @@ async def test_a_graph_without_messages_answers_its_state(interface: tuple[str, 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_cancel_stops_the_run(interface: tuple[str, str]) -> None:
     gate = Gate()
-    with served(as_agent(graph(gate))) as url:
-        async with sdk(url, interface, streaming=False) as client:
-            started = await start(client, message("wait"))
-            await gate.wait(gate.reached)
-            canceled = await client.cancel_task(CancelTaskRequest(id=started.id))
-    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
-    await gate.wait(gate.cancelled)
+    await check_cancel_stops_the_run(as_agent(graph(gate)), gate, interface)
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_a_failure_tells_the_caller_only_a_reference(
     url: str, interface: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.ERROR)
-    async with sdk(url, interface) as client:
-        task = last_task(await exchange(client, message("fail")))
-    assert task.status.state == TaskState.TASK_STATE_FAILED
-    assert "reference" in status_text(task) and SECRET not in status_text(task)
-    assert any(SECRET in str(r.exc_info and r.exc_info[1]) for r in caplog.records)
+    await check_failure_shows_a_reference(url, interface, "fail", caplog)
 
 
 async def conversation(client: Client) -> list[str]:

@@ -5,30 +5,32 @@ from __future__ import annotations
 
 import base64
 import json
-import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-import httpx
 import pytest
-from a2a.types import CancelTaskRequest, Part, TaskState
+from a2a.types import TaskState
 
 from adapted_agents import (
     CALLER,
     INTERFACES,
+    SECRET,
     Gate,
     answered_data,
-    answered_files,
+    asked_then_answered,
+    card_of,
+    check_cancel_stops_the_run,
+    check_failure_shows_a_reference,
     exchange,
+    flipped_image,
     framework,
-    kind,
     last_task,
     message,
-    notes,
     sdk,
     served,
-    start,
+    skills_of,
     status_text,
+    streamed,
     text_of,
 )
 
@@ -54,8 +56,6 @@ from pydantic import BaseModel  # noqa: E402
 
 from accord.integrations.openai_agents import as_agent  # noqa: E402
 
-SECRET = "the database password is hunter2"
-PNG = b"\x89PNG\r\n\x1a\n not really an image"
 OFFLINE = RunConfig(tracing_disabled=True)
 
 Step = list[str] | tuple[str, dict[str, Any]]
@@ -201,11 +201,10 @@ def url() -> Iterator[str]:
 
 
 async def test_the_card_has_the_agent_and_its_tools(url: str) -> None:
-    async with httpx.AsyncClient() as http:
-        card = (await http.get(f"{url}/.well-known/agent-card.json")).json()
+    card = await card_of(url)
     assert card["name"] == "Front desk"
     assert card["description"] == "Answers who you are."
-    assert [(s["id"], s["description"]) for s in card["skills"]] == [
+    assert skills_of(card) == [
         ("whoami", "Who is asking."),
         ("flip", "Flips an image."),
         ("delete_everything", "Deletes everything."),
@@ -217,22 +216,16 @@ async def test_the_card_has_the_agent_and_its_tools(url: str) -> None:
 async def test_text_deltas_stream_as_chunks_and_tool_calls_as_notes(
     url: str, interface: tuple[str, str]
 ) -> None:
-    async with sdk(url, interface) as client:
-        events = await exchange(client, message("whoami"))
-    assert notes(events) == ["calling whoami"]
-    chunks = [e.artifact_update for e in events if kind(e) == "artifact_update"]
-    assert [c.append for c in chunks] == [False, True]
-    task = last_task(events)
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert text_of(task) == f"done: {CALLER.id}"
+    answer = await streamed(url, interface, "whoami")
+    assert answer.notes == ["calling whoami"]
+    assert answer.appends == [False, True]
+    assert answer.text == f"done: {CALLER.id}"
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_a_handoff_is_a_note(url: str, interface: tuple[str, str]) -> None:
-    async with sdk(url, interface) as client:
-        events = await exchange(client, message("billing"))
-    assert notes(events) == ["handed off to Billing"]
-    assert text_of(last_task(events)) == "billing here"
+    answer = await streamed(url, interface, "billing")
+    assert (answer.notes, answer.text) == (["handed off to Billing"], "billing here")
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
@@ -252,25 +245,15 @@ async def test_a_context_keeps_its_conversation(
 async def test_a_tool_needing_approval_asks_the_caller(
     url: str, interface: tuple[str, str], answer: str, result: str
 ) -> None:
-    async with sdk(url, interface) as client:
-        asked = last_task(await exchange(client, message("delete_everything")))
-        reply = message(answer, context_id=asked.context_id, task_id=asked.id)
-        done = last_task(await exchange(client, reply))
-    assert asked.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    asked, done, _ = await asked_then_answered(url, interface, "delete_everything", answer)
     assert status_text(asked) == "May I call delete_everything? (yes or no)"
-    assert done.id == asked.id
-    assert done.status.state == TaskState.TASK_STATE_COMPLETED
     assert text_of(done).startswith("done: ")
     assert (result == "deleted") == (text_of(done) == "done: deleted")
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_files_go_in_and_out(url: str, interface: tuple[str, str]) -> None:
-    async with sdk(url, interface) as client:
-        image = Part(raw=PNG, media_type="image/png", filename="in.png")
-        task = last_task(await exchange(client, message("flip it", image)))
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert answered_files(task) == [(PNG[::-1], "image/png")]
+    await flipped_image(url, interface, "flip it")
 
 
 class Forecast(BaseModel):
@@ -294,22 +277,11 @@ async def test_structured_output_is_data(interface: tuple[str, str]) -> None:
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_cancel_stops_the_run(interface: tuple[str, str]) -> None:
     gate = Gate()
-    with served(as_agent(front(gate), run_config=OFFLINE)) as url:
-        async with sdk(url, interface, streaming=False) as client:
-            started = await start(client, message("wait"))
-            await gate.wait(gate.reached)
-            canceled = await client.cancel_task(CancelTaskRequest(id=started.id))
-    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
-    await gate.wait(gate.cancelled)
+    await check_cancel_stops_the_run(as_agent(front(gate), run_config=OFFLINE), gate, interface)
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_a_failure_tells_the_caller_only_a_reference(
     url: str, interface: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.ERROR)
-    async with sdk(url, interface) as client:
-        task = last_task(await exchange(client, message("fail")))
-    assert task.status.state == TaskState.TASK_STATE_FAILED
-    assert "reference" in status_text(task) and SECRET not in status_text(task)
-    assert any(SECRET in str(r.exc_info and r.exc_info[1]) for r in caplog.records)
+    await check_failure_shows_a_reference(url, interface, "fail", caplog)

@@ -3,31 +3,33 @@ PydanticAI's own test doubles, driven by the official a2a-sdk client in 1.0 and 
 
 from __future__ import annotations
 
-import logging
+import base64
+import json
 from collections.abc import AsyncIterator, Iterator
 
-import httpx
 import pytest
 from a2a.client import Client
-from a2a.types import CancelTaskRequest, Part, TaskState
+from a2a.types import TaskState
 from pydantic import BaseModel
 
 from adapted_agents import (
     CALLER,
     INTERFACES,
+    SECRET,
     Gate,
     answered_data,
-    answered_files,
+    card_of,
+    check_cancel_stops_the_run,
+    check_failure_shows_a_reference,
     exchange,
+    flipped_image,
     framework,
-    kind,
     last_task,
     message,
-    notes,
     sdk,
     served,
-    start,
-    status_text,
+    skills_of,
+    streamed,
     text_of,
 )
 
@@ -44,9 +46,6 @@ from pydantic_ai.models.function import (  # noqa: E402
 from pydantic_ai.models.test import TestModel  # noqa: E402
 
 from accord.integrations.pydantic_ai import as_agent  # noqa: E402
-
-SECRET = "the database password is hunter2"
-PNG = b"\x89PNG\r\n\x1a\n not really an image"
 
 
 def prompts(messages: list[ModelMessage]) -> list[str]:
@@ -98,13 +97,10 @@ def url() -> Iterator[str]:
 
 
 async def test_the_card_says_what_the_agent_is(url: str) -> None:
-    async with httpx.AsyncClient() as http:
-        card = (await http.get(f"{url}/.well-known/agent-card.json")).json()
+    card = await card_of(url)
     assert card["name"] == "Assistant"
     assert card["description"] == "Answers with who you are."
-    assert [(s["id"], s["description"]) for s in card["skills"]] == [
-        ("whoami", "Who the caller is.")
-    ]
+    assert skills_of(card) == [("whoami", "Who the caller is.")]
     assert card["capabilities"]["streaming"] is True
 
 
@@ -112,15 +108,10 @@ async def test_the_card_says_what_the_agent_is(url: str) -> None:
 async def test_text_streams_as_chunks_and_tool_calls_as_notes(
     url: str, interface: tuple[str, str]
 ) -> None:
-    async with sdk(url, interface) as client:
-        events = await exchange(client, message("hello"))
-    assert notes(events) == ["calling whoami"]
-    chunks = [e.artifact_update for e in events if kind(e) == "artifact_update"]
-    assert len(chunks) == 3
-    assert [c.append for c in chunks] == [False, True, True]
-    task = last_task(events)
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert text_of(task) == f"turn 1: you said 'hello', you are {CALLER.id}"
+    answer = await streamed(url, interface, "hello")
+    assert answer.notes == ["calling whoami"]
+    assert answer.appends == [False, True, True]
+    assert answer.text == f"turn 1: you said 'hello', you are {CALLER.id}"
 
 
 async def conversation(client: Client) -> list[str]:
@@ -178,9 +169,6 @@ async def mirror(
 
 
 def _json(content: BinaryContent) -> str:
-    import base64
-    import json
-
     encoded = base64.urlsafe_b64encode(content.data).decode()
     return json.dumps({"data": encoded, "media_type": content.media_type})
 
@@ -189,11 +177,7 @@ def _json(content: BinaryContent) -> str:
 async def test_files_go_in_and_out(interface: tuple[str, str]) -> None:
     agent = PydanticAgent(FunctionModel(stream_function=mirror), output_type=BinaryContent)
     with served(as_agent(agent, name="Mirror")) as url:
-        async with sdk(url, interface) as client:
-            image = Part(raw=PNG, media_type="image/png", filename="in.png")
-            task = last_task(await exchange(client, message("flip it", image)))
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert answered_files(task) == [(PNG[::-1], "image/png")]
+        await flipped_image(url, interface, "flip it")
 
 
 def held_agent(gate: Gate) -> PydanticAgent[None, str]:
@@ -211,13 +195,7 @@ def held_agent(gate: Gate) -> PydanticAgent[None, str]:
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_cancel_stops_the_run(interface: tuple[str, str]) -> None:
     gate = Gate()
-    with served(as_agent(held_agent(gate))) as url:
-        async with sdk(url, interface, streaming=False) as client:
-            started = await start(client, message("wait"))
-            await gate.wait(gate.reached)
-            canceled = await client.cancel_task(CancelTaskRequest(id=started.id))
-    assert canceled.status.state == TaskState.TASK_STATE_CANCELED
-    await gate.wait(gate.cancelled)
+    await check_cancel_stops_the_run(as_agent(held_agent(gate)), gate, interface)
 
 
 def failing_agent() -> PydanticAgent[None, str]:
@@ -235,11 +213,5 @@ def failing_agent() -> PydanticAgent[None, str]:
 async def test_a_failure_tells_the_caller_only_a_reference(
     interface: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.ERROR)
     with served(as_agent(failing_agent())) as url:
-        async with sdk(url, interface) as client:
-            task = last_task(await exchange(client, message("look it up")))
-    assert task.status.state == TaskState.TASK_STATE_FAILED
-    said = status_text(task)
-    assert "reference" in said and SECRET not in said
-    assert any(SECRET in str(r.exc_info and r.exc_info[1]) for r in caplog.records)
+        await check_failure_shows_a_reference(url, interface, "look it up", caplog)
