@@ -18,6 +18,7 @@ from adapted_agents import (
     SECRET,
     Gate,
     answered_data,
+    asked_then_answered,
     card_of,
     check_cancel_stops_the_run,
     check_failure_shows_a_reference,
@@ -29,6 +30,7 @@ from adapted_agents import (
     sdk,
     served,
     skills_of,
+    status_text,
     streamed,
     text_of,
 )
@@ -36,7 +38,7 @@ from adapted_agents import (
 framework("pydantic_ai", "pydantic-ai")
 
 from pydantic_ai import Agent as PydanticAgent  # noqa: E402
-from pydantic_ai import BinaryContent, RunContext  # noqa: E402
+from pydantic_ai import BinaryContent, DeferredToolRequests, RunContext  # noqa: E402
 from pydantic_ai.messages import ModelMessage, ToolReturnPart, UserPromptPart  # noqa: E402
 from pydantic_ai.models.function import (  # noqa: E402
     AgentInfo,
@@ -215,3 +217,34 @@ async def test_a_failure_tells_the_caller_only_a_reference(
 ) -> None:
     with served(as_agent(failing_agent())) as url:
         await check_failure_shows_a_reference(url, interface, "look it up", caplog)
+
+
+async def careful(
+    messages: list[ModelMessage], info: AgentInfo
+) -> AsyncIterator[str | dict[int, DeltaToolCall]]:
+    """A model that deletes everything when asked, then says what the tool returned."""
+    returned = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
+    if returned:
+        yield f"done: {returned[0].content}"
+    else:
+        yield {0: DeltaToolCall(name="delete_everything", json_args="{}", tool_call_id="d-1")}
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+@pytest.mark.parametrize(("reply", "deleted"), [("yes", True), ("no", False)])
+async def test_a_tool_needing_approval_asks_the_caller(
+    interface: tuple[str, str], reply: str, deleted: bool
+) -> None:
+    agent = PydanticAgent(
+        FunctionModel(stream_function=careful), output_type=[str, DeferredToolRequests]
+    )
+
+    @agent.tool_plain(requires_approval=True)
+    def delete_everything() -> str:
+        """Deletes everything."""
+        return "deleted"
+
+    with served(as_agent(agent, name="Careful")) as url:
+        asked, done, _ = await asked_then_answered(url, interface, "clean up", reply)
+    assert status_text(asked) == "May I call delete_everything? (yes or no)"
+    assert (text_of(done) == "done: deleted") is deleted

@@ -4,7 +4,6 @@ context, its events as A2A events, a long-running tool or a request for input as
 
 from __future__ import annotations
 
-import json
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +17,9 @@ from google.adk.tools.base_tool import BaseTool
 from google.genai import types
 
 from accord.agents import Agent, AgentExecutor, EventSink, RequestContext
+from accord.integrations.approvals import answer_of, approves, may_i_call
 from accord.integrations.card import adapted_agent
-from accord.integrations.content import data_of, file_part, files_of, prompt_text, uri_part
+from accord.integrations.content import file_part, files_of, prompt_text, uri_part
 from accord.integrations.reply import Reply
 from accord.types import DataPart, Part, TextPart
 
@@ -27,8 +27,6 @@ PRINCIPAL = "principal"
 """The session state key that holds who the caller is (`id`, `scheme`, `scopes`)."""
 REQUEST_INPUT = "adk_request_input"
 REQUEST_CONFIRMATION = "adk_request_confirmation"
-YES = frozenset({"y", "yes", "true", "confirm", "ok"})
-"""The answers that confirm a tool call (any other declines it)."""
 
 
 class ADKFailure(RuntimeError):
@@ -160,7 +158,8 @@ def question(asked: list[Pending]) -> list[Part]:
         elif call.name == REQUEST_CONFIRMATION:
             confirmation = call.args.get("toolConfirmation") or {}
             original = (call.args.get("originalFunctionCall") or {}).get("name", "the tool")
-            lines.append(f"{confirmation.get('hint') or f'May I call {original}?'} (yes or no)")
+            hint = confirmation.get("hint")
+            lines.append(f"{hint} (yes or no)" if hint else may_i_call([str(original)]))
         else:
             lines.append(f"{call.name} waits for your answer")
     calls = [{"id": c.id, "name": c.name, "args": c.args} for c in asked]
@@ -169,27 +168,17 @@ def question(asked: list[Pending]) -> list[Part]:
 
 def answer(waiting: list[Pending], context: RequestContext) -> types.Content:
     """The caller's message as the response of each call the agent waits on."""
-    data = data_of(context.message)
-    text = prompt_text(context.message)
+    value = answer_of(context.message)
     responses = []
     for call in waiting:
         response: dict[str, Any]
         if call.name == REQUEST_CONFIRMATION:
-            response = {"confirmed": text.strip().lower() in YES}
-        elif data:
-            response = data[0]
+            response = {"confirmed": approves(context.message)}
         else:
-            response = {"result": _parsed(text)}
+            response = value if isinstance(value, dict) else {"result": value}
         function_response = types.FunctionResponse(id=call.id, name=call.name, response=response)
         responses.append(types.Part(function_response=function_response))
     return types.Content(role="user", parts=responses)
-
-
-def _parsed(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def user_content(context: RequestContext) -> types.Content:

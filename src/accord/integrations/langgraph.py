@@ -17,10 +17,10 @@ from langgraph.pregel import Pregel
 from langgraph.types import Command, Interrupt, StreamMode
 
 from accord.agents import Agent, AgentExecutor, EventSink, RequestContext
+from accord.integrations.approvals import answer_of
 from accord.integrations.card import adapted_agent
 from accord.integrations.content import (
     InFile,
-    data_of,
     data_part,
     file_part,
     files_of,
@@ -167,10 +167,7 @@ def content_block(file: InFile) -> dict[str, Any]:
 def resume(waiting: Sequence[Interrupt], context: RequestContext) -> Command[Any]:
     """The caller's answer to the interrupts the thread waits on: its data when it sent only
     data, else its text (the same answer to each of several interrupts)."""
-    data = data_of(context.message)
-    answer: Any = (
-        data[0] if len(data) == 1 and not context.message.text else prompt_text(context.message)
-    )
+    answer = answer_of(context.message)
     if len(waiting) == 1:
         return Command(resume=answer)
     return Command(resume={interrupt.id: answer for interrupt in waiting})

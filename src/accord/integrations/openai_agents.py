@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,14 +33,12 @@ from agents import (
 from openai.types.responses import ResponseTextDeltaEvent
 
 from accord.agents import Agent, AgentExecutor, EventSink, RequestContext
+from accord.integrations.approvals import approves, may_i_call
 from accord.integrations.card import adapted_agent
-from accord.integrations.content import InFile, data_of, file_part, files_of, prompt_text, uri_part
+from accord.integrations.content import InFile, file_part, files_of, prompt_text, uri_part
 from accord.integrations.memory import ContextMemory
 from accord.integrations.reply import Reply
 from accord.types import DataPart, Part, TextPart
-
-YES = frozenset({"yes", "y", "ok", "approve", "approved"})
-"""The answers that approve a tool call (any other declines it)."""
 
 
 @dataclass(slots=True)
@@ -117,13 +116,23 @@ class Run:
         elif isinstance(event, RunItemStreamEvent):
             item = event.item
             if isinstance(item, ToolCallItem) and item.tool_name:
-                args = getattr(item.raw_item, "arguments", None)
+                args = arguments(getattr(item.raw_item, "arguments", None))
                 await reply.note(
                     f"calling {item.tool_name}", {"tool": item.tool_name, "args": args}
                 )
             elif isinstance(item, ToolCallOutputItem):
                 for file in output_files(item.output):
                     await reply.artifact(file)
+
+
+def arguments(raw: object) -> object:
+    """A tool call's arguments: the JSON object the model wrote, read when it reads."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
 
 
 def output_files(output: object) -> list[Part]:
@@ -171,14 +180,13 @@ def input_file(file: InFile) -> dict[str, Any]:
 def approval_question(interruptions: list[ToolApprovalItem]) -> list[Part]:
     """What the caller is asked: may these tools be called with these arguments?"""
     calls = [{"tool": i.name, "args": i.arguments} for i in interruptions]
-    names = ", ".join(str(call["tool"]) for call in calls)
-    return [TextPart(text=f"May I call {names}? (yes or no)"), DataPart(data={"calls": calls})]
+    question = may_i_call([str(call["tool"]) for call in calls])
+    return [TextPart(text=question), DataPart(data={"calls": calls})]
 
 
 def answered(waiting: RunResultStreaming, context: RequestContext) -> RunState[Any]:
     """The waiting run's state with the caller's answer: every call approved, or declined."""
-    data = data_of(context.message)
-    approved = bool(data[0].get("approved")) if data else context.text.strip().lower() in YES
+    approved = approves(context.message)
     state = waiting.to_state()
     for interruption in waiting.interruptions:
         if approved:

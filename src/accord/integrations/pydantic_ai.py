@@ -4,12 +4,15 @@ tool calls as status notes, structured output as data, the history kept per cont
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import (
     AgentRunResultEvent,
     AudioUrl,
     BinaryContent,
+    DeferredToolRequests,
+    DeferredToolResults,
     DocumentUrl,
     FunctionToolCallEvent,
     ImageUrl,
@@ -26,15 +29,23 @@ from pydantic_ai.messages import ModelMessage, UserContent
 from pydantic_ai.toolsets import FunctionToolset
 
 from accord.agents import Agent, AgentExecutor, EventSink, RequestContext
+from accord.integrations.approvals import answer_of, approves, may_i_call
 from accord.integrations.card import adapted_agent
 from accord.integrations.content import InFile, file_part, files_of, prompt_text
 from accord.integrations.memory import ContextMemory
 from accord.integrations.reply import Reply
+from accord.types import DataPart, Part, TextPart
 
 PRINCIPAL = "principal"
 """The key of the run's `metadata` (`RunContext.metadata`) that holds the caller's principal."""
 
-History = list[ModelMessage]
+
+@dataclass(slots=True)
+class Conversation:
+    """A context's messages so far, and the tool calls its last run left waiting, if any."""
+
+    history: list[ModelMessage] = field(default_factory=list)
+    waiting: DeferredToolRequests | None = None
 
 
 class PydanticAIExecutor(AgentExecutor):
@@ -45,28 +56,39 @@ class PydanticAIExecutor(AgentExecutor):
         agent: AbstractAgent[Any, Any],
         *,
         deps: Callable[[RequestContext], Any] | None = None,
-        memory: ContextMemory[History] | None = None,
+        memory: ContextMemory[Conversation] | None = None,
     ) -> None:
         self.agent = agent
         self.deps = deps
-        self.memory: ContextMemory[History] = memory if memory is not None else ContextMemory()
+        self.memory: ContextMemory[Conversation] = memory if memory is not None else ContextMemory()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
+        conversation = self.memory.get(context.context_id) or Conversation()
+        waiting = conversation.waiting
         reply = Reply(context, events)
         await reply.start()
         run = self.agent.run_stream_events(
-            user_prompt(context),
-            message_history=self.memory.get(context.context_id),
+            None if waiting else user_prompt(context),
+            message_history=conversation.history or None,
+            deferred_tool_results=deferred_results(waiting, context) if waiting else None,
             deps=self.deps(context) if self.deps is not None else None,
             metadata={PRINCIPAL: context.principal},
         )
+        output: object = None
         async with run as stream:
             async for event in stream:
                 if isinstance(event, AgentRunResultEvent):
-                    self.memory.put(context.context_id, event.result.all_messages())
-                    await answer(reply, event.result.output)
+                    output = event.result.output
+                    asks = output if isinstance(output, DeferredToolRequests) else None
+                    self.memory.put(
+                        context.context_id, Conversation(event.result.all_messages(), asks)
+                    )
                 else:
                     await relay(reply, event)
+        if isinstance(output, DeferredToolRequests):
+            await reply.ask(question(output))
+            return
+        await answer(reply, output)
         await reply.complete()
 
 
@@ -97,6 +119,28 @@ async def answer(reply: Reply, output: object) -> None:
         await reply.data(output)
 
 
+def question(requests: DeferredToolRequests) -> list[Part]:
+    """What the caller is asked: to approve the calls that need it, to answer the others."""
+    lines = [may_i_call([c.tool_name for c in requests.approvals])] if requests.approvals else []
+    lines.extend(f"{call.tool_name} waits for your answer" for call in requests.calls)
+    calls = [
+        {"id": c.tool_call_id, "tool": c.tool_name, "args": c.args_as_dict()}
+        for c in (*requests.approvals, *requests.calls)
+    ]
+    return [TextPart(text="\n".join(lines)), DataPart(data={"calls": calls})]
+
+
+def deferred_results(waiting: DeferredToolRequests, context: RequestContext) -> DeferredToolResults:
+    """The caller's reply as the results of the calls the run left waiting: every approval
+    granted or denied, every other call answered with the reply's value."""
+    approved = approves(context.message)
+    value = answer_of(context.message)
+    return DeferredToolResults(
+        approvals={call.tool_call_id: approved for call in waiting.approvals},
+        calls={call.tool_call_id: value for call in waiting.calls},
+    )
+
+
 def user_prompt(context: RequestContext) -> str | Sequence[UserContent]:
     """The caller's message as PydanticAI's user prompt: its text, then its files."""
     text = prompt_text(context.message)
@@ -124,7 +168,7 @@ def as_agent(
     name: str | None = None,
     description: str | None = None,
     deps: Callable[[RequestContext], Any] | None = None,
-    memory: ContextMemory[History] | None = None,
+    memory: ContextMemory[Conversation] | None = None,
     **card: Any,
 ) -> Agent:
     """An accord `Agent` running the PydanticAI `agent`.
@@ -132,9 +176,12 @@ def as_agent(
     Each message runs the agent once, with the history of the messages before it in the same
     context (`memory`: in this process, the least recently used contexts forgotten past a
     thousand). `deps` makes the run's dependencies from the request; the caller's principal
-    is in the run's metadata (`ctx.metadata["principal"]` in a tool). The card has the agent's
-    name and description and its function tools as skills; `card` (any argument of `Agent`)
-    says more or otherwise.
+    is in the run's metadata (`ctx.metadata["principal"]` in a tool). When the run ends with
+    `DeferredToolRequests` (a tool that needs approval, or one called outside the run) the
+    task is `input-required`; the reply in the same task approves ("yes", or data
+    `{"approved": true}`) or denies the calls, and answers the others with its value. The
+    card has the agent's name and description and its function tools as skills; `card` (any
+    argument of `Agent`) says more or otherwise.
     """
     executor = PydanticAIExecutor(agent, deps=deps, memory=memory)
     tools = [
