@@ -10,6 +10,7 @@ from typing import Any, TypedDict
 
 import pytest
 from a2a.client import Client
+from a2a.types import TaskState
 
 from adapted_agents import (
     CALLER,
@@ -205,3 +206,15 @@ async def conversation(client: Client) -> list[str]:
 async def test_a_context_is_one_thread(url: str, interface: tuple[str, str]) -> None:
     async with sdk(url, interface, streaming=False) as client:
         assert await conversation(client) == ["turn 1: hello alice", "turn 2: hello alice"]
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_a_new_task_leaves_the_interrupt_unanswered(
+    url: str, interface: tuple[str, str]
+) -> None:
+    async with sdk(url, interface, streaming=False) as client:
+        asked = last_task(await exchange(client, message("book")))
+        other = last_task(await exchange(client, message("hi", context_id=asked.context_id)))
+    assert other.id != asked.id
+    assert other.status.state == TaskState.TASK_STATE_COMPLETED
+    assert text_of(other) == "turn 2: hello alice"

@@ -247,7 +247,7 @@ async def test_a_tool_needing_approval_asks_the_caller(
 ) -> None:
     asked, done, _ = await asked_then_answered(url, interface, "delete_everything", answer)
     assert status_text(asked) == "May I call delete_everything? (yes or no)"
-    assert text_of(done).startswith("done: ")
+    assert text_of(done).startswith("done: "), text_of(done)
     assert (result == "deleted") == (text_of(done) == "done: deleted")
 
 

@@ -17,7 +17,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.genai import types
 
 from accord.agents import Agent, AgentExecutor, EventSink, RequestContext
-from accord.integrations.approvals import answer_of, approves, may_i_call
+from accord.integrations.approvals import answer_of, answers_a_question, approves, may_i_call
 from accord.integrations.card import adapted_agent
 from accord.integrations.content import file_part, files_of, prompt_text, uri_part
 from accord.integrations.reply import Reply
@@ -50,9 +50,10 @@ class ADKExecutor(AgentExecutor):
         self.run_config = run_config or RunConfig(streaming_mode=StreamingMode.SSE)
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
+        answering = answers_a_question(context)
         user_id = context.principal.id
         session = await self.session(user_id, context.context_id)
-        waiting = pending(session.events)
+        waiting = pending(session.events) if answering else []
         reply = Reply(context, events)
         await reply.start()
         run = Run(reply, self.runner.agent.name)

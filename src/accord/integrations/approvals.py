@@ -6,11 +6,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from accord.agents import RequestContext
 from accord.integrations.content import data_of, prompt_text
-from accord.types import Message
+from accord.types import Message, TaskState
 
 YES = frozenset({"y", "yes", "ok", "true", "approve", "approved", "confirm"})
 """The replies that approve (any other declines)."""
+
+
+def answers_a_question(context: RequestContext) -> bool:
+    """Whether the message continues a task that asked the caller for input (a new task in
+    the same context leaves what waited unanswered and starts afresh). Ask before sending
+    the task's first event: the task moves on with it."""
+    return context.task is not None and context.task.status.state == TaskState.INPUT_REQUIRED
 
 
 def may_i_call(tools: Sequence[str]) -> str:

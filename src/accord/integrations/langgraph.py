@@ -17,7 +17,7 @@ from langgraph.pregel import Pregel
 from langgraph.types import Command, Interrupt, StreamMode
 
 from accord.agents import Agent, AgentExecutor, EventSink, RequestContext
-from accord.integrations.approvals import answer_of
+from accord.integrations.approvals import answer_of, answers_a_question
 from accord.integrations.card import adapted_agent
 from accord.integrations.content import (
     InFile,
@@ -54,7 +54,8 @@ class LangGraphExecutor(AgentExecutor):
         config: RunnableConfig = {
             "configurable": {"thread_id": context.context_id, PRINCIPAL: context.principal}
         }
-        waiting = (await self.graph.aget_state(config)).interrupts
+        answering = answers_a_question(context)
+        waiting = (await self.graph.aget_state(config)).interrupts if answering else ()
         reply = Reply(context, events)
         await reply.start()
         run = Run(reply)

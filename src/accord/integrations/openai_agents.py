@@ -33,7 +33,7 @@ from agents import (
 from openai.types.responses import ResponseTextDeltaEvent
 
 from accord.agents import Agent, AgentExecutor, EventSink, RequestContext
-from accord.integrations.approvals import approves, may_i_call
+from accord.integrations.approvals import answers_a_question, approves, may_i_call
 from accord.integrations.card import adapted_agent
 from accord.integrations.content import InFile, file_part, files_of, prompt_text, uri_part
 from accord.integrations.memory import ContextMemory
@@ -66,11 +66,12 @@ class OpenAIAgentsExecutor(AgentExecutor):
         self.memory: ContextMemory[Conversation] = memory if memory is not None else ContextMemory()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
+        answering = answers_a_question(context)
         conversation = self.memory.get(context.context_id) or Conversation()
         reply = Reply(context, events)
         await reply.start()
         run_input: list[TResponseInputItem] | RunState[Any]
-        if conversation.waiting is not None:
+        if conversation.waiting is not None and answering:
             run_input = answered(conversation.waiting, context)
         else:
             run_input = [*conversation.history, user_item(context)]

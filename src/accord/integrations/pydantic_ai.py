@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import (
+    AgentRunResult,
     AgentRunResultEvent,
     AudioUrl,
     BinaryContent,
@@ -29,7 +30,7 @@ from pydantic_ai.messages import ModelMessage, UserContent
 from pydantic_ai.toolsets import FunctionToolset
 
 from accord.agents import Agent, AgentExecutor, EventSink, RequestContext
-from accord.integrations.approvals import answer_of, approves, may_i_call
+from accord.integrations.approvals import answer_of, answers_a_question, approves, may_i_call
 from accord.integrations.card import adapted_agent
 from accord.integrations.content import InFile, file_part, files_of, prompt_text
 from accord.integrations.memory import ContextMemory
@@ -45,7 +46,10 @@ class Conversation:
     """A context's messages so far, and the tool calls its last run left waiting, if any."""
 
     history: list[ModelMessage] = field(default_factory=list)
+    """The messages of the context's finished runs."""
     waiting: DeferredToolRequests | None = None
+    waiting_run: list[ModelMessage] = field(default_factory=list)
+    """The messages of the run that waits on `waiting`."""
 
 
 class PydanticAIExecutor(AgentExecutor):
@@ -64,12 +68,13 @@ class PydanticAIExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
         conversation = self.memory.get(context.context_id) or Conversation()
-        waiting = conversation.waiting
+        waiting = conversation.waiting if answers_a_question(context) else None
+        history = conversation.waiting_run if waiting else conversation.history
         reply = Reply(context, events)
         await reply.start()
         run = self.agent.run_stream_events(
             None if waiting else user_prompt(context),
-            message_history=conversation.history or None,
+            message_history=history or None,
             deferred_tool_results=deferred_results(waiting, context) if waiting else None,
             deps=self.deps(context) if self.deps is not None else None,
             metadata={PRINCIPAL: context.principal},
@@ -79,10 +84,7 @@ class PydanticAIExecutor(AgentExecutor):
             async for event in stream:
                 if isinstance(event, AgentRunResultEvent):
                     output = event.result.output
-                    asks = output if isinstance(output, DeferredToolRequests) else None
-                    self.memory.put(
-                        context.context_id, Conversation(event.result.all_messages(), asks)
-                    )
+                    self.memory.put(context.context_id, after(conversation, event.result))
                 else:
                     await relay(reply, event)
         if isinstance(output, DeferredToolRequests):
@@ -117,6 +119,13 @@ async def answer(reply: Reply, output: object) -> None:
         await reply.artifact(file_part(output.data, output.media_type))
     elif output is not None:
         await reply.data(output)
+
+
+def after(conversation: Conversation, result: AgentRunResult[Any]) -> Conversation:
+    """The context's conversation once `result` ended its run: settled, or waiting."""
+    if isinstance(result.output, DeferredToolRequests):
+        return Conversation(conversation.history, result.output, result.all_messages())
+    return Conversation(result.all_messages())
 
 
 def question(requests: DeferredToolRequests) -> list[Part]:
