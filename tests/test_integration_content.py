@@ -23,6 +23,7 @@ from accord.types import (
     TextPart,
     new_id,
 )
+from adapted_agents import framework
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
@@ -108,3 +109,13 @@ def test_the_memory_forgets_the_least_recently_used_context() -> None:
 def test_a_memory_keeps_at_least_one_context() -> None:
     with pytest.raises(ValueError, match="at least one"):
         ContextMemory(limit=0)
+
+
+@pytest.mark.parametrize("required", ["1", ""], ids=["required", "optional"])
+def test_a_missing_framework_skips_or_fails_when_required(
+    required: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACCORD_REQUIRE_SERVICES", required)
+    outcome = pytest.fail.Exception if required else pytest.skip.Exception
+    with pytest.raises(outcome, match="the `nothing` extra"):
+        framework("accord_no_such_framework", "nothing")
