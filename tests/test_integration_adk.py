@@ -46,6 +46,13 @@ def says(ctx: InvocationContext, author: str, *parts: types.Part, **fields: Any)
     return Event(invocation_id=ctx.invocation_id, author=author, content=content, **fields)
 
 
+class Helper(BaseAgent):
+    """Says it is here."""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        yield says(ctx, self.name, types.Part(text="helper here"))
+
+
 class Concierge(BaseAgent):
     """Books trips and flips images."""
 
@@ -77,6 +84,9 @@ class Concierge(BaseAgent):
             found = types.FunctionResponse(id="call-1", name="lookup", response={"km": 1})
             yield says(ctx, self.name, types.Part(function_response=found))
             yield says(ctx, self.name, types.Part(text="Oslo is 1 km away"))
+        elif text == "helper":
+            async for event in self.sub_agents[0].run_async(ctx):
+                yield event
         elif text == "wait":
             await self.gate.hold()
         elif text == "fail":
@@ -99,7 +109,11 @@ class Concierge(BaseAgent):
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    concierge = Concierge(name="concierge", description="Books trips and flips images.")
+    concierge = Concierge(
+        name="concierge",
+        description="Books trips and flips images.",
+        sub_agents=[Helper(name="helper")],
+    )
     with served(as_agent(concierge)) as url:
         yield url
 
@@ -124,6 +138,12 @@ async def test_partial_events_stream_as_chunks(url: str, interface: tuple[str, s
 async def test_function_calls_are_notes(url: str, interface: tuple[str, str]) -> None:
     answer = await streamed(url, interface, "lookup")
     assert (answer.notes, answer.text) == (["calling lookup"], "Oslo is 1 km away")
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_a_sub_agent_taking_over_is_a_note(url: str, interface: tuple[str, str]) -> None:
+    answer = await streamed(url, interface, "helper")
+    assert (answer.notes, answer.text) == (["helper takes over"], "helper here")
 
 
 @pytest.mark.parametrize("interface", INTERFACES)

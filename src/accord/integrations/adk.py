@@ -106,7 +106,7 @@ class Run:
         if event.author not in ("user", self.author) and event.content:
             self.author = event.author
             reply.end_text()
-            await reply.note(f"handed off to {event.author}", {"agent": event.author})
+            await reply.note(f"{event.author} takes over", {"agent": event.author})
         parts = event.content.parts if event.content and event.content.parts else []
         text = "".join(p.text for p in parts if p.text and not p.thought)
         if event.partial:
