@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from importlib import import_module
@@ -29,6 +29,7 @@ from a2a.types import (
     Task,
     TaskState,
 )
+from pydantic import BaseModel
 
 from accord import Agent
 from accord.core import Inbound, Principal
@@ -292,3 +293,57 @@ async def asked_then_answered(
     assert done.id == asked.id
     assert done.status.state == TaskState.TASK_STATE_COMPLETED
     return asked, done, after
+
+
+async def booking(url: str, interface: tuple[str, str], *, streaming: bool) -> str:
+    """The booking dialogue the LangGraph and ADK agents under test share: `book` asks
+    "Which city?", `Oslo` in that task books it; returns the answer to `hi`, sent afterwards
+    in the same context (what the context kept shows in its turn count)."""
+    asked, booked, later = await asked_then_answered(
+        url, interface, "book", "Oslo", streaming=streaming, then="hi"
+    )
+    assert status_text(asked) == "Which city?"
+    assert text_of(booked) == "Booked Oslo"
+    assert later is not None
+    return text_of(later)
+
+
+async def conversation(
+    url: str,
+    interface: tuple[str, str],
+    said: Sequence[str],
+    *,
+    streaming: bool = True,
+    elsewhere: str = "",
+) -> list[str]:
+    """The answers to `said`, each sent in the first one's context, then (when given) the
+    answer to `elsewhere`, sent in a context of its own."""
+    answers: list[str] = []
+    context_id = ""
+    async with sdk(url, interface, streaming=streaming) as client:
+        for text in said:
+            task = last_task(await exchange(client, message(text, context_id=context_id)))
+            context_id = task.context_id
+            answers.append(text_of(task))
+        if elsewhere:
+            answers.append(text_of(last_task(await exchange(client, message(elsewhere)))))
+    return answers
+
+
+class Forecast(BaseModel):
+    """The structured output of the weather agents under test."""
+
+    city: str
+    celsius: int
+
+
+FORECAST = {"city": "Oslo", "celsius": -3}
+
+
+async def check_forecast_is_data(agent: Agent, interface: tuple[str, str]) -> None:
+    """`agent`'s structured output (FORECAST) reaches the caller as a data part."""
+    with served(agent) as url:
+        async with sdk(url, interface) as client:
+            task = last_task(await exchange(client, message("weather in Oslo?")))
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert answered_data(task) == [FORECAST]

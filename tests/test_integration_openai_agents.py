@@ -9,24 +9,22 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
-from a2a.types import TaskState
 
 from adapted_agents import (
     CALLER,
+    FORECAST,
     INTERFACES,
     SECRET,
+    Forecast,
     Gate,
-    answered_data,
     asked_then_answered,
     card_of,
     check_cancel_stops_the_run,
     check_failure_shows_a_reference,
-    exchange,
+    check_forecast_is_data,
+    conversation,
     flipped_image,
     framework,
-    last_task,
-    message,
-    sdk,
     served,
     skills_of,
     status_text,
@@ -52,7 +50,6 @@ from openai.types.responses import (  # noqa: E402
     ResponseOutputText,
     ResponseTextDeltaEvent,
 )
-from pydantic import BaseModel  # noqa: E402
 
 from accord.integrations.openai_agents import as_agent  # noqa: E402
 
@@ -233,11 +230,8 @@ async def test_a_handoff_is_a_note(url: str, interface: tuple[str, str]) -> None
 async def test_a_context_keeps_its_conversation(
     url: str, interface: tuple[str, str], streaming: bool
 ) -> None:
-    async with sdk(url, interface, streaming=streaming) as client:
-        first = last_task(await exchange(client, message("one")))
-        second = last_task(await exchange(client, message("two", context_id=first.context_id)))
-    assert text_of(first) == "turn 1: you said one"
-    assert text_of(second) == "turn 2: you said two"
+    answers = await conversation(url, interface, ["one", "two"], streaming=streaming)
+    assert answers == ["turn 1: you said one", "turn 2: you said two"]
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
@@ -256,22 +250,13 @@ async def test_files_go_in_and_out(url: str, interface: tuple[str, str]) -> None
     await flipped_image(url, interface, "flip it")
 
 
-class Forecast(BaseModel):
-    city: str
-    celsius: int
-
-
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_structured_output_is_data(interface: tuple[str, str]) -> None:
-    forecast = '{"city": "Oslo", "celsius": -3}'
+    forecast = json.dumps(FORECAST)
     weather = SdkAgent(
         name="Weather", model=Scripted(lambda items: [forecast]), output_type=Forecast
     )
-    with served(as_agent(weather, run_config=OFFLINE)) as url:
-        async with sdk(url, interface) as client:
-            task = last_task(await exchange(client, message("weather in Oslo?")))
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert answered_data(task) == [{"city": "Oslo", "celsius": -3}]
+    await check_forecast_is_data(as_agent(weather, run_config=OFFLINE), interface)
 
 
 @pytest.mark.parametrize("interface", INTERFACES)

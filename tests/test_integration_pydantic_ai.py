@@ -8,26 +8,22 @@ import json
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from a2a.client import Client
-from a2a.types import TaskState
-from pydantic import BaseModel
 
 from adapted_agents import (
     CALLER,
+    FORECAST,
     INTERFACES,
     SECRET,
+    Forecast,
     Gate,
-    answered_data,
     asked_then_answered,
     card_of,
     check_cancel_stops_the_run,
     check_failure_shows_a_reference,
-    exchange,
+    check_forecast_is_data,
+    conversation,
     flipped_image,
     framework,
-    last_task,
-    message,
-    sdk,
     served,
     skills_of,
     status_text,
@@ -116,20 +112,14 @@ async def test_text_streams_as_chunks_and_tool_calls_as_notes(
     assert answer.text == f"turn 1: you said 'hello', you are {CALLER.id}"
 
 
-async def conversation(client: Client) -> list[str]:
-    first = last_task(await exchange(client, message("one")))
-    second = last_task(await exchange(client, message("two", context_id=first.context_id)))
-    other = last_task(await exchange(client, message("three")))
-    return [text_of(first), text_of(second), text_of(other)]
-
-
 @pytest.mark.parametrize("interface", INTERFACES)
 @pytest.mark.parametrize("streaming", [True, False], ids=["stream", "send"])
 async def test_a_context_keeps_its_conversation(
     url: str, interface: tuple[str, str], streaming: bool
 ) -> None:
-    async with sdk(url, interface, streaming=streaming) as client:
-        answers = await conversation(client)
+    answers = await conversation(
+        url, interface, ["one", "two"], streaming=streaming, elsewhere="three"
+    )
     assert answers == [
         "turn 1: you said 'one', you are alice",
         "turn 2: you said 'two', you are alice",
@@ -137,21 +127,10 @@ async def test_a_context_keeps_its_conversation(
     ]
 
 
-class Forecast(BaseModel):
-    city: str
-    celsius: int
-
-
 @pytest.mark.parametrize("interface", INTERFACES)
 async def test_structured_output_is_data(interface: tuple[str, str]) -> None:
-    agent = PydanticAgent(
-        TestModel(custom_output_args={"city": "Oslo", "celsius": -3}), output_type=Forecast
-    )
-    with served(as_agent(agent, name="Weather")) as url:
-        async with sdk(url, interface) as client:
-            task = last_task(await exchange(client, message("weather in Oslo?")))
-    assert task.status.state == TaskState.TASK_STATE_COMPLETED
-    assert answered_data(task) == [{"city": "Oslo", "celsius": -3}]
+    agent = PydanticAgent(TestModel(custom_output_args=FORECAST), output_type=Forecast)
+    await check_forecast_is_data(as_agent(agent, name="Weather"), interface)
 
 
 async def mirror(
