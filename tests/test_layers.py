@@ -36,11 +36,11 @@ ALLOWED: dict[str, set[str]] = {
     "server": CORE
     | {"extensions", "agents", "codecs", "store", "runtime", "grpc", "keys", "auth", "web"},
     "client": CORE | {"codecs", "grpc", "keys"},
+    "integrations": CORE | {"agents"},  # framework adapters: the agents API only
     "accord": {"errors", "agents", "client", "server"},  # `accord.X`, each loaded on first use
     "samples": CORE | {"accord", "extensions", "agents", "language"},
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
     "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
-    "integrations": CORE | {"agents"},  # framework adapters: the agents API only
     "cli": CORE | {"accord", "extensions", "agents", "codecs", "store", "keys", "push", "auth",
                    "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
                    "web"},
