@@ -36,6 +36,7 @@ ALLOWED: dict[str, set[str]] = {
     "server": CORE
     | {"extensions", "agents", "codecs", "store", "runtime", "grpc", "keys", "auth", "web"},
     "client": CORE | {"codecs", "grpc", "keys"},
+    "integrations": CORE | {"agents"},  # framework adapters: the agents API only
     "accord": {"errors", "agents", "client", "server"},  # `accord.X`, each loaded on first use
     "samples": CORE | {"accord", "extensions", "agents", "language", "mcp"},
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
