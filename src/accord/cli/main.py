@@ -51,6 +51,7 @@ COMMANDS = {
     "push": Entry(
         "accord.cli.push:push_app", "Receive push notifications, or manage a task's webhooks.", True
     ),
+    "registry": Entry("accord.cli.registry:registry_app", "Serve or search a registry.", True),
 }
 
 
