@@ -19,24 +19,26 @@ Json = dict[str, Any]
 
 
 @asynccontextmanager
-async def catalog_on(backend: str, tmp_path: Path) -> AsyncIterator[CardCatalog]:
-    """An empty, opened catalog on `backend` (sqlite: a file in `tmp_path`; postgresql: a
-    schema of its own, dropped afterwards)."""
+async def catalog_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
+    """The URL of an empty database on `backend` (sqlite: a file in `tmp_path`; postgresql:
+    a schema of its own, dropped afterwards)."""
     if backend == "postgresql":
         async with fresh_pg_schema() as schema:
-            catalog = open_catalog(pg_schema_url(schema))
-            await catalog.open()
-            try:
-                yield catalog
-            finally:
-                await catalog.close()
+            yield pg_schema_url(schema)
         return
-    catalog = open_catalog(f"sqlite:///{tmp_path / 'registry.db'}")
-    await catalog.open()
-    try:
-        yield catalog
-    finally:
-        await catalog.close()
+    yield f"sqlite:///{tmp_path / 'registry.db'}"
+
+
+@asynccontextmanager
+async def catalog_on(backend: str, tmp_path: Path) -> AsyncIterator[CardCatalog]:
+    """An empty catalog on `backend`, opened in this event loop."""
+    async with catalog_url(backend, tmp_path) as url:
+        catalog = open_catalog(url)
+        await catalog.open()
+        try:
+            yield catalog
+        finally:
+            await catalog.close()
 
 
 @pytest.fixture(name="registry", params=SQL_BACKENDS)

@@ -21,7 +21,8 @@ from accord.client.registry import FilterValue, RegistryClient
 T = TypeVar("T")
 
 registry_app = typer.Typer(
-    help="Serve or search a registry.\n\nA registry keeps the cards of agents that curators add by URL; anyone may search it.",
+    help="Serve or search a registry.\n\nA registry keeps the cards of agents that curators add"
+    " by URL; anyone may search it.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
