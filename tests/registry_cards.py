@@ -1,5 +1,5 @@
-"""For the registry's tests: catalogs on each SQL backend, 50 cards to rank, agents served on a
-port that stays theirs across restarts and card changes."""
+"""For the registry's tests: catalogs on each SQL backend, curators, 50 cards to rank, an agent
+whose card changes."""
 
 from __future__ import annotations
 
@@ -10,12 +10,30 @@ from typing import Any
 
 import pytest
 
-from accord.registry import CardCatalog, Registry, open_catalog
+from accord.auth import Bearer, Security
+from accord.core import Principal
+from accord.registry import CURATOR_SCOPE, CardCatalog, Registry, open_catalog
 from accord.registry.records import AgentRecord
 from accord.types import AgentCard
 from stores import SQL_BACKENDS, fresh_pg_schema, pg_schema_url
 
 Json = dict[str, Any]
+
+
+TOKEN = "curator-token"
+READER = "reader-token"
+CURATOR = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def security() -> Security:
+    """The curator presents TOKEN; a reader presents READER and holds no curator scope."""
+
+    def verify(token: str) -> Principal | None:
+        if token == TOKEN:
+            return Principal("curator", scopes=frozenset({CURATOR_SCOPE}))
+        return Principal("reader") if token == READER else None
+
+    return Security(Bearer(verify))
 
 
 @asynccontextmanager

@@ -17,34 +17,17 @@ from google.protobuf.json_format import MessageToDict
 from typer.testing import CliRunner
 
 import accord
-from accord.auth import Bearer, Security
 from accord.cli.main import app as accord_cli
 from accord.cli.registry import curator_security
 from accord.client import RegistryClient
-from accord.core import Principal
 from accord.errors import A2AClientError
 from accord.keys import KeyStore, StaticKeys
 from accord.registry import CURATOR_SCOPE, Registry, create_registry_app, open_catalog
 from accord.samples import currency, echo
 from accord.types import new_id
 from live_server import serve_app
-from registry_cards import catalog_url
+from registry_cards import CURATOR, READER, TOKEN, catalog_url, security
 from stores import SQL_BACKENDS
-
-TOKEN = "curator-token"
-READER = "reader-token"
-CURATOR = {"Authorization": f"Bearer {TOKEN}"}
-
-
-def security() -> Security:
-    """The curator presents TOKEN; a reader presents READER and holds no curator scope."""
-
-    def verify(token: str) -> Principal | None:
-        if token == TOKEN:
-            return Principal("curator", scopes=frozenset({CURATOR_SCOPE}))
-        return Principal("reader") if token == READER else None
-
-    return Security(Bearer(verify))
 
 
 @asynccontextmanager
