@@ -117,7 +117,7 @@ def serve(
     )
     token = token or secrets.token_urlsafe(24)
     app = create_registry_app(registry, security=curator_security(token), checks=bool(interval))
-    typer.echo(f"accord registry: serving at http://{host}:{port}/registry/agents", err=True)
+    typer.echo(f"accord registry: serving the registry at http://{host}:{port}", err=True)
     typer.echo(f"accord registry: cards are kept in {display_url(url)}", err=True)
     typer.echo(f"accord registry: checked again every {format_duration(interval)}", err=True)
     typer.echo(f"accord registry: curators send Authorization: Bearer {token}", err=True)
