@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+import accord
 from accord.auth import Bearer, Security
 from accord.core import Principal
 from accord.registry import CURATOR_SCOPE, CardCatalog, Registry, open_catalog
 from accord.registry.records import AgentRecord
-from accord.types import AgentCard
+from accord.types import AgentCard, AgentSkill
 from stores import SQL_BACKENDS, fresh_pg_schema, pg_schema_url
 
 Json = dict[str, Any]
@@ -304,3 +305,22 @@ async def keep_cards(catalog: CardCatalog, cards: list[AgentCard]) -> None:
     for card in cards:
         record = AgentRecord(card.url + ".well-known/agent-card.json", card_document(card))
         await catalog.record(record, card, "added", "")
+
+
+def with_a_skill(agent: accord.Agent) -> accord.Agent:
+    """`agent` with one more skill on its card (the same executor)."""
+    card = agent.card("")
+    skill = AgentSkill(
+        id="historic_rates",
+        name="Historic rates",
+        description="Tells yesterday's exchange rate between two currencies.",
+        tags=["currency", "history"],
+    )
+    return accord.Agent(
+        agent.executor,
+        name=card.name,
+        description=card.description,
+        skills=[*card.skills, skill],
+        input_modes=card.default_input_modes,
+        output_modes=card.default_output_modes,
+    )

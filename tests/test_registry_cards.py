@@ -10,35 +10,14 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-import accord
 from accord.keys import KeyStore, StaticKeys
 from accord.registry import CardRejected, CardUnreachable, Registry, SearchQuery
 from accord.registry.service import CAME_UP, CHANGED, STILL_DOWN, UNCHANGED, WENT_DOWN
 from accord.samples import currency
-from accord.types import AgentSkill
 from live_server import serve_app
-from registry_cards import Swappable, port_of, registry_fixture  # noqa: F401
+from registry_cards import Swappable, port_of, registry_fixture, with_a_skill  # noqa: F401
 
 CARD_PATH = "/.well-known/agent-card.json"
-
-
-def with_a_skill(agent: accord.Agent) -> accord.Agent:
-    """`agent` with one more skill on its card (the same executor)."""
-    card = agent.card("")
-    skill = AgentSkill(
-        id="historic_rates",
-        name="Historic rates",
-        description="Tells yesterday's exchange rate between two currencies.",
-        tags=["currency", "history"],
-    )
-    return accord.Agent(
-        agent.executor,
-        name=card.name,
-        description=card.description,
-        skills=[*card.skills, skill],
-        input_modes=card.default_input_modes,
-        output_modes=card.default_output_modes,
-    )
 
 
 class Counting(httpx.AsyncBaseTransport):

@@ -16,7 +16,7 @@ from sqlalchemy import (
 )
 
 from accord.store.sql.migrations import Schema
-from accord.store.sql.schema import UtcDateTime
+from accord.store.sql.schema import UtcDateTime, versions_table
 
 metadata = MetaData(
     naming_convention={
@@ -76,13 +76,7 @@ history = Table(
     Index(None, "url", "id"),
 )
 
-schema_version = Table(
-    "accord_registry_schema_version",
-    metadata,
-    Column("version", Integer, primary_key=True, autoincrement=False),
-    Column("description", Text, nullable=False),
-    Column("applied_at", UtcDateTime(), nullable=False),
-)
+schema_version = versions_table("accord_registry_schema_version", metadata)
 
 SEARCH_TABLE = "accord_registry_search"
 """SQLite: the FTS5 table of the searched columns (its rowid is the agent row's id)."""
