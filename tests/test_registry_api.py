@@ -247,3 +247,25 @@ def test_the_cli_adds_searches_shows_and_removes(tmp_path: Path, agents: tuple[s
     assert "status up, revision 1" in shown.stdout and " added " in shown.stdout
     assert removed.exit_code == 0 and removed.stdout.startswith("removed Currency:")
     assert bad.exit_code == 2 and "FACET=VALUE" in bad.stderr
+
+
+async def test_a_data_part_asks_with_filters_and_a_bad_one_gets_invalid_params(
+    registry_url: str, agents: tuple[str, str]
+) -> None:
+    from accord.errors import InvalidParams
+    from accord.types import DataPart, Message, Role
+
+    async with RegistryClient(registry_url, headers=CURATOR) as registry:
+        for url in agents:
+            await registry.add(url)
+    asking = Message(
+        message_id=new_id(), role=Role.USER, parts=[DataPart(data={"tag": "currency"})]
+    )
+    wrong = Message(message_id=new_id(), role=Role.USER, parts=[DataPart(data={"colour": 1})])
+    async with accord.Client(registry_url) as client:
+        reply = await client.send(asking)
+        with pytest.raises(InvalidParams, match="unknown parameter 'colour'"):
+            await client.send(wrong)
+
+    cards = [part.data for part in reply.parts if isinstance(part, DataPart)]  # type: ignore[union-attr]
+    assert [card["name"] for card in cards] == ["Currency"]

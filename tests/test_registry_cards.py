@@ -4,6 +4,8 @@ with the schema's reasons, signatures checked with trusted keys."""
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 from starlette.applications import Starlette
@@ -63,6 +65,14 @@ async def a_changed_card_is_picked_up(registry: Registry, agent: Swappable, seen
     assert history[0].document == changed.document and history[1].document == added.document
     found = await registry.search(SearchQuery("yesterday's historic rate"))
     assert [a.url for a in found.agents] == [added.url]
+
+
+async def test_an_agent_added_twice_at_once_is_kept_once(registry: Registry) -> None:
+    with serve_app(currency.agent.app()) as url:
+        first, second = await asyncio.gather(registry.add(url), registry.add(url + CARD_PATH))
+
+    assert first.url == second.url
+    assert (await registry.search(SearchQuery())).total == 1
 
 
 async def test_an_agent_going_down_and_coming_back(registry: Registry) -> None:

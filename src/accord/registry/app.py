@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from starlette.applications import Starlette
@@ -13,9 +14,10 @@ from starlette.applications import Starlette
 import accord
 from accord.agents.decorator import FunctionExecutor
 from accord.auth import Security
+from accord.errors import InvalidParams
 from accord.registry.curators import Curators
-from accord.registry.http_api import registry_routes
-from accord.registry.search import SearchQuery
+from accord.registry.http_api import registry_routes, search_query
+from accord.registry.search import SearchError, SearchQuery
 from accord.registry.service import Registry
 from accord.types import AgentSkill, DataPart, Message, Part, Role, TextPart, new_id
 
@@ -39,15 +41,17 @@ FIND_AGENTS = AgentSkill(
 def registry_agent(
     registry: Registry, *, security: Security | None = None, public_search: bool = True
 ) -> accord.Agent:
-    """The registry as an agent: a message's text is searched for, the reply is a message
-    with a line per agent found and each card as a DataPart (its metadata: the card URL and
-    whether it answers). Changes are for callers `security` authenticates with the curator
-    scope; everything else is public unless `public_search` is False."""
+    """The registry as an agent: a message's text is searched for (or the search a DataPart
+    of it asks for, see `asked`), the reply is a message with a line per agent found and each
+    card as a DataPart (its metadata: the card URL and whether it answers). Changes are for
+    callers `security` authenticates with the curator scope; everything else is public unless
+    `public_search` is False."""
 
     async def find(context: accord.RequestContext) -> Message:
-        page = await registry.search(SearchQuery(context.text, limit=A2A_RESULTS))
+        query = asked(context.message)
+        page = await registry.search(query)
         if not page.agents:
-            summary = f"No agent kept here matches {context.text!r}."
+            summary = f"No agent kept here matches {query.text!r}."
         else:
             lines = [f"- {a.document.get('name')}: {a.url}" for a in page.agents]
             summary = f"{page.total} agent(s) match; the best:\n" + "\n".join(lines)
@@ -71,6 +75,25 @@ def registry_agent(
         security=None if public_search else security,
         routes=registry_routes(registry, Curators(security)),
     )
+
+
+def asked(message: Message) -> SearchQuery:
+    """The search a message asks for: its text, or the query parameters of the HTTP API in a
+    DataPart (`{"q": "currency", "tag": ["finance"], "limit": 5}`); InvalidParams, saying
+    why, for a search that cannot be run."""
+    text = " ".join(part.text for part in message.parts if isinstance(part, TextPart))
+    data = next((part.data for part in message.parts if isinstance(part, DataPart)), None)
+    if data is None:
+        return SearchQuery(text, limit=A2A_RESULTS)
+    items = [("q", text)] if text and "q" not in data else []
+    for name, given in data.items():
+        values = given if isinstance(given, list) else [given]
+        items += [(name, str(value)) for value in values]
+    try:
+        query = search_query(items)
+    except SearchError as exc:
+        raise InvalidParams(f"the DataPart asks for a search that cannot be run: {exc}") from None
+    return query if "limit" in data else replace(query, limit=A2A_RESULTS)
 
 
 def create_registry_app(

@@ -79,12 +79,11 @@ class CardCatalog:
             "changed_at": now,
             "checked_at": now,
         }
+        changes = {name: value for name, value in row.items() if name not in ("url", "added_at")}
+        upsert = self.database.insert(agents).values(row)
+        upsert = upsert.on_conflict_do_update(index_elements=[agents.c.url], set_=changes)
         async with self.database.writing() as connection:
-            exists = agents.c.url == agent.url
-            if (await connection.execute(select(agents.c.id).where(exists))).first() is None:
-                await connection.execute(insert(agents).values(row))
-            else:
-                await connection.execute(update(agents).where(exists).values(row))
+            await connection.execute(upsert)  # one row per URL, also when two add it at once
             await connection.execute(delete(facets).where(facets.c.url == agent.url))
             pairs = sorted(card_facets(card))
             if pairs:
