@@ -167,3 +167,24 @@ async def test_a_card_resigned_by_an_untrusted_key_is_refused_on_a_check(
     kept, history = await registry.show(added.url)
     assert kept.document == added.document  # the card it had stays
     assert history[0].event == "rejected" and "not trusted" in history[0].detail
+
+
+@pytest.mark.parametrize(("version", "taken"), [("0.2.5", True), ("0.3.0", False)])
+async def test_a_legacy_card_is_taken_with_its_schemas_problems_noted(
+    registry: Registry, version: str, taken: bool
+) -> None:
+    card = {
+        "name": "Old", "description": "an agent of before", "url": "http://x/", "version": "1",
+        "protocolVersion": version, "capabilities": {"streaming": "yes"},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
+    }  # fmt: skip
+    problem = f"A2A {version}: `capabilities.streaming` should be true or false, but it is text"
+    with serve_app(card_server(card)) as url:
+        if not taken:
+            with pytest.raises(CardRejected) as refused:
+                await registry.add(url)
+            assert any(reason.startswith(problem) for reason in refused.value.reasons)
+            return
+        added = await registry.add(url)
+    _, history = await registry.show(added.url)
+    assert f"(a legacy card: {problem}" in history[0].detail

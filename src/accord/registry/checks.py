@@ -51,7 +51,7 @@ class Fetched:
 @dataclass(frozen=True, slots=True)
 class CheckedCard:
     """A card the registry takes: read, with the versions it is written in, the id of the key
-    that signed it (when keys are trusted) and what its schema noted without refusing it."""
+    that signed it (when keys are trusted) and the problems of a legacy card (notes)."""
 
     card: AgentCard
     versions: list[str]
@@ -127,8 +127,9 @@ async def check(fetched: Fetched, trusted_keys: TrustedKeys | None = None) -> Ch
 
 def schema_problems(document: Json) -> tuple[list[str], list[str]]:
     """The reasons the specification's schema of each version `document` is written in gives
-    against it (for legacy versions: notes), and its notes. Without jsonschema installed (the
-    `registry` extra) nothing is checked here: accord's reading of the card still is."""
+    against it, and those of legacy versions, which are notes only. Without jsonschema
+    installed (the `registry` extra) nothing is checked here: accord's reading of the card
+    still is."""
     try:
         from accord.ui.cards import check_card  # jsonschema, and the schemas accord ships
     except ImportError:
@@ -136,8 +137,6 @@ def schema_problems(document: Json) -> tuple[list[str], list[str]]:
     reasons: list[str] = []
     notes: list[str] = []
     for result in check_card(document):
-        spec = f"A2A {CARD_SCHEMAS[result.version]}"
         told = notes if result.version in LEGACY else reasons
-        told.extend(f"{spec}: {problem}" for problem in result.problems)
-        notes.extend(f"{spec}: {note}" for note in result.notes)
+        told.extend(f"A2A {CARD_SCHEMAS[result.version]}: {p}" for p in result.problems)
     return reasons, notes

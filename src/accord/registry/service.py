@@ -86,7 +86,7 @@ class Registry:
             checked.signed_by,
         )  # fmt: skip
         detail = f"card of {checked.card.name}, version {checked.card.version}"
-        await self.catalog.record(record, checked.card, ADDED, detail)
+        await self.catalog.record(record, checked.card, ADDED, _noted(detail, checked.notes))
         return await self._get(fetched.url)
 
     async def remove(self, url: str) -> AgentRecord:
@@ -173,7 +173,7 @@ class Registry:
             agent, document=fetched.document, signed_by=checked.signed_by,
             revision=agent.revision + 1, etag=etag, last_modified=last_modified,
         )  # fmt: skip
-        detail = describe_change(agent.document, fetched.document)
+        detail = _noted(describe_change(agent.document, fetched.document), checked.notes)
         await self.catalog.record(changed, checked.card, CHANGED, detail)
         return CHANGED
 
@@ -206,6 +206,11 @@ def describe_change(before: dict[str, Any], after: dict[str, Any]) -> str:
     if edited:
         said.append(f"changed skill(s) {', '.join(edited)}")
     return "; ".join(said) or "re-signed"
+
+
+def _noted(detail: str, notes: list[str]) -> str:
+    """`detail`, with the schema problems of a legacy card that was taken all the same."""
+    return f"{detail} (a legacy card: {'; '.join(notes)})" if notes else detail
 
 
 def _http_url(url: str) -> str:
