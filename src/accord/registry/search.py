@@ -16,6 +16,8 @@ from accord.registry.schema import SEARCH_TABLE, agents, facets, search_document
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
+MAX_WORDS = 32
+"""The words of a text searched for, at most (the first ones)."""
 STATUSES = (UP, DOWN, "any")
 SQLITE_WEIGHTS = (8.0, 2.0, 3.0, 4.0)
 """bm25's weight of each searched column (name, description, skills, tags): PostgreSQL's
@@ -62,9 +64,10 @@ class SearchQuery:
 
     @property
     def words(self) -> list[str]:
-        """The words searched for: those of `text` that say something (lower case, once)."""
+        """The words searched for: those of `text` that say something (lower case, once; the
+        first MAX_WORDS)."""
         found = _WORD.findall(self.text.lower())
-        return list(dict.fromkeys(w for w in found if w not in STOP_WORDS))
+        return list(dict.fromkeys(w for w in found if w not in STOP_WORDS))[:MAX_WORDS]
 
     def to_json(self) -> dict[str, Any]:
         shown: dict[str, Any] = {"text": self.text, "status": self.status}
