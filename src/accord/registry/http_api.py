@@ -12,11 +12,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from accord.registry.checks import CardRejected, CardUnreachable
-from accord.registry.curators import Curators, Refused
+from accord.registry.curators import Curators
 from accord.registry.facets import FACETS
 from accord.registry.openapi import openapi_document
 from accord.registry.search import SearchError, SearchQuery
 from accord.registry.service import Registry, UnknownAgent
+from accord.server.route_auth import RouteRefused
 
 PREFIX = "/registry"
 MAX_BODY_BYTES = 16 * 1024
@@ -94,7 +95,7 @@ def _answering(handler: Handler) -> Handler:
     async def answer(request: Request) -> Response:
         try:
             return await handler(request)
-        except Refused as exc:
+        except RouteRefused as exc:
             headers = {"WWW-Authenticate": exc.challenge} if exc.challenge else None
             return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=headers)
         except CardRejected as exc:
