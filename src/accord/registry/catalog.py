@@ -4,7 +4,6 @@ to share), with their facets, their history and the full-text index, schema vers
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -190,6 +189,3 @@ def _record(row: Any) -> AgentRecord:
         checked_at=row["checked_at"],
         rank=-float(rank) if rank is not None else None,
     )
-
-
-__all__: Sequence[str] = ["CardCatalog", "open_catalog"]
