@@ -12,7 +12,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from accord.cli import exposure
+from accord.cli import exposure, serve_options
 from accord.cli import serve as serving
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.storage import display_url, format_duration, parse_duration
@@ -87,6 +87,8 @@ def serve(
         ),
     ] = None,
     fetch_allow: exposure.FetchAllowOption = None,
+    public_url: serve_options.PublicUrlOption = None,
+    allowed_host: serve_options.AllowedHostOption = None,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
 ) -> None:
     """Serve a registry of agents.
@@ -101,6 +103,8 @@ def serve(
     from accord.web.guarded_transport import GuardedTransport
 
     interval = parse_duration("--check-interval", check_interval)
+    hosts = exposure.allowed_hosts(port, allowed_host) if allowed_host or not public_url else None
+    config = serve_options.server_config(public_url=public_url, allowed_hosts=hosts)
     url = store or DEFAULT_CATALOG_URL
     try:
         catalog = open_catalog(url)
@@ -116,7 +120,9 @@ def serve(
         check_interval=interval.total_seconds() if interval is not None else 0.0,
     )
     token = token or secrets.token_urlsafe(24)
-    app = create_registry_app(registry, security=curator_security(token), checks=bool(interval))
+    app = create_registry_app(
+        registry, config, security=curator_security(token), checks=bool(interval)
+    )
     typer.echo(f"accord registry: serving the registry at http://{host}:{port}", err=True)
     typer.echo(f"accord registry: cards are kept in {display_url(url)}", err=True)
     typer.echo(f"accord registry: checked again every {format_duration(interval)}", err=True)

@@ -19,6 +19,7 @@ from accord.registry.curators import Curators
 from accord.registry.http_api import registry_routes, search_query
 from accord.registry.search import SearchError, SearchQuery
 from accord.registry.service import Registry
+from accord.server.config import ServerConfig
 from accord.types import AgentSkill, DataPart, Message, Part, Role, TextPart, new_id
 
 A2A_RESULTS = 10
@@ -98,17 +99,18 @@ def asked(message: Message) -> SearchQuery:
 
 def create_registry_app(
     registry: Registry,
+    config: ServerConfig | None = None,
     *,
     security: Security | None = None,
     public_search: bool = True,
     checks: bool = True,
     **options: Any,
 ) -> Starlette:
-    """The registry's app: `registry_agent` served by `accord.create_app` (`options` are its
-    settings), the catalog opened on start and closed on shutdown, and with `checks` every
-    card re-checked each `registry.check_interval` seconds."""
-    app = accord.create_app(registry_agent(registry, security=security,
-                                           public_search=public_search), **options)  # fmt: skip
+    """The registry's app: `registry_agent` served by `accord.create_app` (`config` and
+    `options` are its settings), the catalog opened on start and closed on shutdown, and with
+    `checks` every card re-checked each `registry.check_interval` seconds."""
+    agent = registry_agent(registry, security=security, public_search=public_search)
+    app = accord.create_app(agent, config, **options)
     served = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

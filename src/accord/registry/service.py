@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 CHECK_INTERVAL = 300.0
 """Seconds between two checks of every card (`accord registry serve --check-interval`)."""
 FETCH_TIMEOUT = httpx.Timeout(10.0)
+CHECKS_AT_ONCE = 8
 
 ADDED, CHANGED, UNCHANGED, SAME, WENT_DOWN, CAME_UP, STILL_DOWN, REJECTED = (
     "added", "changed", "unchanged", "same", "down", "up", "still down", "rejected",
@@ -134,14 +135,20 @@ class Registry:
         return await self._fetched(agent, fetched)
 
     async def refresh_all(self) -> dict[str, str]:
-        """`refresh` every agent, one after the other: what was found for each."""
-        found = {}
-        for url in await self.catalog.urls():
-            try:
-                found[url] = await self.refresh(url)
-            except UnknownAgent:  # removed meanwhile
-                continue
-        return found
+        """`refresh` every agent, CHECKS_AT_ONCE at a time (an agent slow to answer holds up
+        no other): what was found for each."""
+        urls = await self.catalog.urls()
+        limit = asyncio.Semaphore(CHECKS_AT_ONCE)
+
+        async def checked(url: str) -> str | None:
+            async with limit:
+                try:
+                    return await self.refresh(url)
+                except UnknownAgent:  # removed meanwhile
+                    return None
+
+        found = await asyncio.gather(*(checked(url) for url in urls))
+        return {url: outcome for url, outcome in zip(urls, found, strict=True) if outcome}
 
     async def run_checks(self) -> None:
         """Check every card every `check_interval` seconds, until cancelled."""
