@@ -127,6 +127,13 @@ def serve(
     typer.echo(f"accord registry: cards are kept in {display_url(url)}", err=True)
     typer.echo(f"accord registry: checked again every {format_duration(interval)}", err=True)
     typer.echo(f"accord registry: curators send Authorization: Bearer {token}", err=True)
+    if exposure.beyond_loopback(host) and hosts is not None and not allowed_host:
+        typer.echo(
+            f"accord registry: answering only requests for Host {', '.join(hosts.patterns)};"
+            " let clients use other names with --allowed-host NAME, or give its URL with"
+            " --public-url URL",
+            err=True,
+        )
     serving.serve(app, serving.ServeSettings(host, port, log_level))
 
 
