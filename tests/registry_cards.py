@@ -196,7 +196,7 @@ FIFTY: list[tuple[str, str, list[tuple[str, str, str, list[str]]], str, str, str
     ("Inventory Manager", "Keeps stock levels of a warehouse.",
      [("inventory", "Check inventory", "Stock counts.", ["logistics", "warehouse"])],
      "Parcelly", "JSONRPC", "apiKey"),
-    ("Customer Support", "Answers customer questions and opens support tickets.",
+    ("Customer Support", "Answers customer questions and opens support cases.",
      [("support", "Help a customer", "Support answers.", ["support", "helpdesk"])],
      "HelpDeskCo", "JSONRPC", None),
     ("Survey Builder", "Builds surveys and forms and collects answers.",
