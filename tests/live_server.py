@@ -12,10 +12,12 @@ import uvicorn
 
 
 @contextmanager
-def serve_app(app: Any, host: str = "127.0.0.1", **options: Any) -> Iterator[str]:
-    """Serve `app` with uvicorn on a free port of `host`; yields the base URL (no slash).
-    `options` go to uvicorn (`ssl_certfile=...` serves https)."""
-    config = uvicorn.Config(app, host=host, port=0, log_level="warning", lifespan="on", **options)
+def serve_app(app: Any, host: str = "127.0.0.1", port: int = 0, **options: Any) -> Iterator[str]:
+    """Serve `app` with uvicorn on `port` of `host` (0: a free one); yields the base URL (no
+    slash). `options` go to uvicorn (`ssl_certfile=...` serves https)."""
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on", **options
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="live-server", daemon=True)
     thread.start()

@@ -27,6 +27,7 @@ from live_server import serve_app
 from served_process import accord_command, free_port
 
 COMMANDS = [
+    *("registry serve", "registry add", "registry remove", "registry search", "registry show"),
     *("serve", "db upgrade", "host", "card show", "card verify", "send", "chat", "get"),
     *("cancel", "tasks", "ui", "demo", "keys new", "keys list", "keys rotate"),
     *("push listen", "push set", "push get", "push list", "push delete"),

@@ -46,7 +46,10 @@ ALLOWED: dict[str, set[str]] = {
                    "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
                    "web", "mcp"},
     "__main__": {"cli"},
+    "registry": CORE | {"accord", "agents", "auth", "codecs", "store", "keys", "web", "client",
+                        "server", "ui"},  # ui: the card schemas it ships, their reasons in words
 }  # fmt: skip
+ALLOWED["cli"] |= {"registry"}
 """The client's `grpc` is the service tables (accord.grpc.services); the server's gRPC binding
 is `accord.server.grpc_binding`."""
 

@@ -106,7 +106,7 @@ def full_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
 
 def test_demo_serves_the_samples_and_the_ui(full_demo: Demo) -> None:
     running = full_demo
-    samples = {name: url for name, url in running.services.items() if name != "host"}
+    samples = {n: url for n, url in running.services.items() if n not in ("host", "registry")}
     assert sorted(samples) == sorted(n.lower() for n in SAMPLE_NAMES)
     known = 1 + len(SAMPLE_NAMES) if HAS_HOST else len(SAMPLE_NAMES)
     wait_for(lambda: len(running.state()["agents"]) >= known, "the UI to know the samples")
@@ -147,6 +147,16 @@ def test_demo_registers_the_samples_with_the_host(full_demo: Demo) -> None:
     assert refused.status_code == 401, "only the UI, holding the token, changes them"
 
 
+def test_demo_adds_the_samples_to_a_registry_the_ui_shows(full_demo: Demo) -> None:
+    registry = full_demo.services["registry"]
+    kept = httpx.get(registry + "/registry/agents").json()
+    assert sorted(agent["name"] for agent in kept["agents"]) == sorted(SAMPLE_NAMES)
+    with ui_client(full_demo.ui) as api:
+        shown = api.get("/api/registry", params={"q": "convert currencies"}).json()
+    assert shown["registry"] == registry
+    assert [agent["name"] for agent in shown["agents"]][:1] == ["Currency"]
+
+
 def test_ctrl_c_stops_the_demo(full_demo: Demo) -> None:
     """Last of the tests sharing the demo: it stops it."""
     running = full_demo
@@ -159,7 +169,7 @@ def test_ctrl_c_stops_the_demo(full_demo: Demo) -> None:
 
 def test_sigterm_stops_the_demo_without_the_host_too(tmp_path: Path) -> None:
     with demo(tmp_path, "--no-host") as running:
-        assert sorted(running.services) == sorted(n.lower() for n in SAMPLE_NAMES)
+        assert sorted(running.services) == sorted([*(n.lower() for n in SAMPLE_NAMES), "registry"])
         wait_for(lambda: len(running.state()["agents"]) == 5, "the UI to know the five samples")
         assert [a["name"] for a in running.state()["agents"]] == SAMPLE_NAMES
         running.process.send_signal(signal.SIGTERM)

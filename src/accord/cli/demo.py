@@ -1,5 +1,6 @@
-"""`accord demo`: the five sample agents, the multi-agent host and the web UI on loopback, each
-in its own process and SQLite file under ./.accord/demo/, until Ctrl-C stops them all."""
+"""`accord demo`: the five sample agents, a registry they are added to, the multi-agent host and
+the web UI on loopback, each in its own process and SQLite file under ./.accord/demo/, until
+Ctrl-C stops them all."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ HOST_TARGET = "accord.host:agent"
 HOST_AGENTS_VARIABLE = "ACCORD_HOST_AGENTS"
 HOST_REGISTRY_VARIABLE = "ACCORD_HOST_REGISTRY"
 HOST_TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
+REGISTRY_TOKEN_VARIABLE = "ACCORD_REGISTRY_TOKEN"
 LOOPBACK_NETWORKS = ("127.0.0.0/8", "::1")
 """What the UI may fetch besides public addresses: the demo's agents, all on loopback."""
 STATE_DIR = Path(".accord") / "demo"
@@ -62,8 +64,8 @@ def demo(
         int,
         typer.Option(
             metavar="PORT",
-            help="The first sample's port; the other samples and the host take the next five."
-            " 0: any free ports.",
+            help="The first sample's port; the other samples, the host and the registry take the"
+            " next six. 0: any free ports.",
         ),
     ] = 8001,
     no_host: Annotated[
@@ -77,7 +79,8 @@ def demo(
 ) -> None:
     """Start the demo: the sample agents, the host and the web UI.
 
-    The host knows the samples; each process has its own SQLite store. Ctrl-C stops it all.
+    The host knows the samples, and so does a registry, which the UI's Agents page shows and
+    searches; each process has its own SQLite store. Ctrl-C stops it all.
     The UI registers agents with the host (with a token made for this run), fetches nothing
     beyond loopback and public addresses, and answers only to loopback names and
     --allowed-host.
@@ -87,7 +90,7 @@ def demo(
         typer.echo("accord demo: accord.host is not in this install: starting without the host.")
         with_host = False
     state_dir.mkdir(parents=True, exist_ok=True)
-    ports = _ports(first_port, 1 + len(SAMPLES))
+    ports = _ports(first_port, 2 + len(SAMPLES))
     for taken in [p for p in (port, *ports) if p and not _is_free(p)]:
         fail(f"accord demo: port {taken} is in use (choose others with --port and --first-port)")
     services: list[Service] = []
@@ -101,8 +104,10 @@ def demo(
         for service in services:
             _wait_until_up(service, "/.well-known/agent-card.json")
         agent_urls = list(sample_urls)
+        registry = _registry(ports[-1], state_dir, sample_urls)
+        services.append(registry)
         ui_port = port or _free_port()
-        ui_args = ["ui", "--port", str(ui_port)]
+        ui_args = ["ui", "--port", str(ui_port), "--registry", registry.url]
         for network in LOOPBACK_NETWORKS:
             ui_args += ["--fetch-allow", network]
         for name in allowed_host or ():
@@ -141,6 +146,30 @@ def _serve(
     store = f"sqlite:///{(state_dir / f'{name}.db').as_posix()}"
     args = ["serve", target, "--port", str(port), "--store", store, "--log-level", "warning"]
     return _start(name, args, f"http://127.0.0.1:{port}", state_dir, env or {})
+
+
+def _registry(port: int, state_dir: Path, agents: list[str]) -> Service:
+    """A registry (with a curator token of this run, which nobody else is given) holding
+    `agents`, started and filled."""
+    token = secrets.token_urlsafe(24)
+    store = f"sqlite:///{(state_dir / 'registry.db').as_posix()}"
+    args = ["registry", "serve", "--port", str(port), "--store", store, "--log-level", "warning"]
+    url = f"http://127.0.0.1:{port}"
+    registry = _start("registry", args, url, state_dir, {REGISTRY_TOKEN_VARIABLE: token})
+    _wait_until_up(registry, "/registry/agents")
+    for agent in agents:
+        try:
+            added = httpx.post(
+                url + "/registry/agents",
+                json={"url": agent},
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=30.0,
+            )
+        except httpx.HTTPError as exc:
+            fail(f"accord demo: the registry did not take {agent}: {exc}")
+        if added.status_code not in (200, 201):
+            fail(f"accord demo: the registry refused {agent}: {added.text}")
+    return registry
 
 
 def _start(name: str, args: list[str], url: str, state_dir: Path, env: dict[str, str]) -> Service:

@@ -14,9 +14,10 @@ from accord.agents.agent import DEFAULT_PORT
 from accord.auth import Bearer, Security
 from accord.cli import exposure, serve_options
 from accord.cli import serve as serving
-from accord.cli.errors import reports_errors
+from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.storage import StoreSettings
 from accord.core import Principal
+from accord.host.discovered import DISCOVER_VARIABLE
 from accord.host.registry import (
     AGENTS_VARIABLE,
     DEFAULT_REGISTRY_PATH,
@@ -61,6 +62,16 @@ def host(
     public_url: serve_options.PublicUrlOption = None,
     allowed_host: serve_options.AllowedHostOption = None,
     fetch_allow: exposure.FetchAllowOption = None,
+    discover: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            envvar=DISCOVER_VARIABLE,
+            help="Also know the agents a registry search finds: the registry's URL with the"
+            " search's query (http://host:port?q=WORDS&tag=TAG).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the multi-agent host.
 
@@ -98,7 +109,14 @@ def host(
             " --fetch-allow names them",
             err=True,
         )
-    agent = host_agent(registry, known, token=token, security=security, fetch_guard=guard)
+    try:
+        agent = host_agent(
+            registry, known, token=token, security=security, fetch_guard=guard, discover=discover
+        )
+    except ValueError as exc:
+        raise BadArgument(f"--discover: {exc}") from None
+    if discover:
+        typer.echo(f"accord host: also knows the agents found by {discover}", err=True)
     storage = StoreSettings(url=store)
     settings = serving.ServeSettings(host, port, log_level, storage, keys_dir=DEFAULT_KEYS_DIR)
     serving.run(agent, settings, config)

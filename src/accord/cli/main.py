@@ -52,6 +52,7 @@ COMMANDS = {
         "accord.cli.push:push_app", "Receive push notifications, or manage a task's webhooks.", True
     ),
     "mcp": Entry("accord.cli.mcp_bridge:mcp_app", "Offer A2A agents to MCP clients.", True),
+    "registry": Entry("accord.cli.registry:registry_app", "Serve or search a registry.", True),
 }
 
 

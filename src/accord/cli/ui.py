@@ -57,6 +57,15 @@ def ui(
         ),
     ] = None,
     fetch_allow: exposure.FetchAllowOption = None,
+    registry: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            envvar="ACCORD_UI_REGISTRY",
+            help="An accord registry the Agents page shows and searches.",
+            show_default=False,
+        ),
+    ] = None,
     log_level: Annotated[
         str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")
     ] = "warning",
@@ -92,7 +101,7 @@ def ui(
             err=True,
         )
     uvicorn.run(
-        create_ui_app(urls, host=link, access=access, fetch_guard=guard),
+        create_ui_app(urls, host=link, access=access, fetch_guard=guard, registry=registry),
         host=host,
         port=port,
         log_level=log_level,

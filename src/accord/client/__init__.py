@@ -12,6 +12,7 @@ from accord.client.credentials import (
     Credentials,
 )
 from accord.client.event_stream import EventStream, SyncEventStream
+from accord.client.registry import RegistryClient
 from accord.client.sync_client import SyncClient
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Credential",
     "Credentials",
     "EventStream",
+    "RegistryClient",
     "SyncClient",
     "SyncEventStream",
     "card_urls",

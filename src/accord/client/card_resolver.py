@@ -42,6 +42,14 @@ async def get_card_body(
 ) -> tuple[int, bytes]:
     """The status and body of GET `url`, at most MAX_CARD_BYTES of it (CardTooLarge beyond,
     told by its Content-Length or by counting, the rest never read); httpx errors pass."""
+    status, _, body = await get_card_response(http, url, headers)
+    return status, body
+
+
+async def get_card_response(
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] | None = None
+) -> tuple[int, httpx.Headers, bytes]:
+    """`get_card_body`, with the response's headers (a conditional GET's validators)."""
     async with http.stream("GET", url, headers=headers) as response:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_CARD_BYTES:
@@ -51,7 +59,7 @@ async def get_card_body(
             body += chunk
             if len(body) > MAX_CARD_BYTES:
                 raise CardTooLarge(_too_large(url))
-    return response.status_code, bytes(body)
+    return response.status_code, response.headers, bytes(body)
 
 
 def _too_large(url: str) -> str:

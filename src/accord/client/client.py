@@ -128,6 +128,24 @@ class Client:
         """The agent card, once resolved."""
         return self._card
 
+    @staticmethod
+    async def discover(
+        registry_url: str,
+        query: str = "",
+        *,
+        trusted_keys: TrustedKeys | str | None = None,
+        limit: int | None = None,
+        **filters: str | Sequence[str],
+    ) -> list[AgentCard]:
+        """The cards of the agents the accord registry at `registry_url` finds for `query`,
+        best first, narrowed by `filters` (skill, tag, input_mode, output_mode, version,
+        binding, provider, scheme, status); with `trusted_keys` (as for a Client), only the
+        cards signed by them. Then `Client(card.url, card=card)` talks to one."""
+        from accord.client.registry import discover  # the registry's API: only when used
+
+        keys = _jwks_client(trusted_keys) if isinstance(trusted_keys, str) else trusted_keys
+        return await discover(registry_url, query, filters, trusted_keys=keys, limit=limit)
+
     async def get_card(self) -> AgentCard:
         """The agent's public card (fetched once, then cached)."""
         if self._card is None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import accord
 from accord.auth import Security
 from accord.host.curators import Curators
+from accord.host.discovered import configured_search
 from accord.host.executor import HostExecutor
 from accord.host.registry import (
     AgentRegistry,
@@ -53,6 +54,7 @@ def host_agent(
     token: str | None = None,
     security: Security | None = None,
     fetch_guard: WebhookGuard | None = None,
+    discover: str | None = None,
 ) -> accord.Agent:
     """The host: delegating to the agents in `registry` (an AgentRegistry, or the path of its
     file; default: `ACCORD_HOST_REGISTRY`, else `.accord/host/agents.json`), knowing `agents`
@@ -62,11 +64,15 @@ def host_agent(
     Agents are added and removed over HTTP (`/host/agents`) by a caller presenting `token`
     (default: `ACCORD_HOST_TOKEN`) as a bearer token, or, with `security` (the host's own, for
     its A2A calls too), one it authenticates with the scope `host:curate`; by nobody without
-    either. With `fetch_guard`, an agent added over HTTP must be at an address it allows."""
+    either. With `fetch_guard`, an agent added over HTTP must be at an address it allows.
+    With `discover` (default: `ACCORD_HOST_DISCOVER`), a search of an accord registry (its
+    URL with the search's query, `http://host:port?q=currency`), the agents it finds are
+    known too (docs/registry.md)."""
     if not isinstance(registry, AgentRegistry):
         path = registry if registry is not None else registry_path()
         initial = initial_urls() if agents is None else agents
-        registry = AgentRegistry(path, initial, configured_credentials(), fetch_guard)
+        registry = AgentRegistry(path, initial, configured_credentials(), fetch_guard,
+                                 configured_search(discover))  # fmt: skip
     elif fetch_guard is not None:
         registry.guard = fetch_guard
     return accord.Agent(

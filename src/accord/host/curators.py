@@ -8,9 +8,8 @@ import os
 
 from starlette.requests import Request
 
-from accord.core import Inbound, Principal
-from accord.errors import A2AError, Unauthenticated
 from accord.server.pipeline import Authenticator
+from accord.server.route_auth import RouteRefused, authenticated
 from accord.web.same_origin import foreign_origin
 
 TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
@@ -19,13 +18,8 @@ CURATOR_SCOPE = "host:curate"
 """The scope a caller authenticated by the host's own `Security` needs to change its agents."""
 
 
-class CuratorRefused(Exception):
-    """A request that may not change the host's agents; `status` and the reason to answer."""
-
-    def __init__(self, reason: str, status: int, challenge: str | None = None) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.challenge = challenge
+CuratorRefused = RouteRefused
+"""A request that may not change the host's agents; `status` and the reason to answer."""
 
 
 class Curators:
@@ -50,7 +44,7 @@ class Curators:
         pipeline = getattr(request.app.state, "pipeline", None)
         authenticator: Authenticator | None = getattr(pipeline, "authenticator", None)
         if authenticator is not None:  # the host's Security (or the app's authenticator)
-            principal = await _authenticated(authenticator, request)
+            principal = await authenticated(authenticator, request)
             if CURATOR_SCOPE not in principal.scopes:
                 raise CuratorRefused(f"changing the host's agents needs the scope {CURATOR_SCOPE}",
                                      403)  # fmt: skip
@@ -67,23 +61,6 @@ class Curators:
             401,
             'Bearer realm="host"',
         )
-
-
-async def _authenticated(authenticator: Authenticator, request: Request) -> Principal:
-    inbound = Inbound(
-        "HTTP",
-        f"{request.method} {request.url.path}",
-        request.headers,
-        dict(request.query_params),
-        request.client.host if request.client else None,
-    )
-    try:
-        return await authenticator.authenticate(inbound)
-    except Unauthenticated as exc:
-        challenge = exc.challenges[0] if exc.challenges else None
-        raise CuratorRefused(exc.message, 401, challenge) from None
-    except A2AError as exc:
-        raise CuratorRefused(exc.message, 403) from None
 
 
 def check_same_origin(request: Request) -> None:

@@ -25,6 +25,7 @@ from accord.client.credential_settings import (
 from accord.client.interfaces import select_interface
 from accord.client.transports import TRANSPORTS
 from accord.errors import A2AClientError
+from accord.host.discovered import DiscoveredAgents
 from accord.types import AgentCard
 from accord.web.guarded_transport import GuardedTransport
 from accord.web.webhook_guard import WebhookGuard, WebhookRefused
@@ -159,6 +160,7 @@ class AgentRegistry:
 
     With `guard`, an agent `add`ed (over HTTP) must be at an address it allows, and so must
     the interface the host would call; the operator's `initial` agents are not checked.
+    With `discovered` (a registry search), the agents it finds are known too, after these.
     """
 
     def __init__(
@@ -167,9 +169,11 @@ class AgentRegistry:
         initial: Sequence[str] = (),
         credentials: Mapping[str, Json] | None = None,
         guard: WebhookGuard | None = None,
+        discovered: DiscoveredAgents | None = None,
     ) -> None:
         self.path = Path(path)
         self.guard = guard
+        self.discovered = discovered
         self._configured = {
             normalized_url(url): credential_settings(data)
             for url, data in (credentials or {}).items()
@@ -181,12 +185,18 @@ class AgentRegistry:
         self._next_try = 0.0
 
     async def agents(self) -> list[RemoteAgent]:
-        """Every agent known now (start-up agents reached so far included)."""
+        """Every agent known now (start-up agents reached so far included), then those the
+        registry search `discovered` finds that the list does not have."""
         if self._pending and time.monotonic() >= self._next_try:
             await self._add_pending()
         with self._lock:
             self._reload()
-            return list(self._agents.values())
+            listed = list(self._agents.values())
+        if self.discovered is None:
+            return listed
+        known = {agent.url for agent in listed} | {agent.card.url for agent in listed}
+        found = await self.discovered.agents()
+        return listed + [RemoteAgent(u, c) for u, c in found if not {u, c.url} & known]
 
     async def add(self, url: object, credentials: object = None) -> RemoteAgent:
         """Fetch the card at `url` and keep the agent (again, with its card refreshed, if

@@ -20,6 +20,7 @@ from accord.ui.access import AccessCheck, UiAccess
 from accord.ui.agents import AgentRefused, HostLink, load_agent
 from accord.ui.api import UiApi
 from accord.ui.attachments import MAX_FILE_BYTES
+from accord.ui.registry import registry_routes
 from accord.ui.requests import BadRequest
 from accord.ui.state import HIDDEN, UiState
 from accord.ui.talk import AgentCallFailed, Talker
@@ -46,12 +47,14 @@ def create_ui_app(
     host: HostLink | None = None,
     access: UiAccess | None = None,
     fetch_guard: WebhookGuard | None = None,
+    registry: str | None = None,
 ) -> Starlette:
     """The web UI, knowing the agents at `agent_urls` from the start (the first is the one
     conversations start with). `host` is the accord host agents added are registered with
     (and whose remote agents are shown); no other agent is taken for one. `access` says who
     may use the UI (default: `UiAccess()`, loopback Host names, no login); with `fetch_guard`,
-    the UI fetches and calls no address it refuses (loopback, private, metadata...)."""
+    the UI fetches and calls no address it refuses (loopback, private, metadata...). The Agents
+    page shows and searches the accord `registry` at that URL, if given."""
     state = UiState()
     talker = Talker(state, timeout=timeout, guard=fetch_guard)
     access = access if access is not None else UiAccess()
@@ -71,6 +74,7 @@ def create_ui_app(
         await talker.aclose()
 
     routes: list[BaseRoute] = [*_pages(access), *UiApi(state, talker, host, access).routes()]
+    routes += registry_routes(registry)
     routes.append(Mount("/static", StaticFiles(directory=str(STATIC)), name="static"))
     app = Starlette(
         routes=routes,

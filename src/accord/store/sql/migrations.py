@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, func, insert, inspect, select, text
+from sqlalchemy import Connection, MetaData, Table, func, insert, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from accord.core.principal import unqualified_owner
@@ -143,27 +143,50 @@ def head_version(steps: Sequence[Migration] = MIGRATIONS) -> int:
     return steps[-1].version if steps else BASELINE_VERSION
 
 
-async def upgrade(engine: AsyncEngine, steps: Sequence[Migration] = MIGRATIONS) -> UpgradeResult:
-    """Bring the database behind `engine` to the newest version; idempotent and concurrent-safe.
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """What `upgrade` brings a database to: the tables of the newest version (`tables`), the
+    table recording the versions applied (`versions`, among them), and the later steps."""
+
+    tables: MetaData
+    versions: Table
+    baseline: str
+    steps: Sequence[Migration]
+
+
+TASK_STORE = Schema(metadata, schema_version, BASELINE_DESCRIPTION, MIGRATIONS)
+"""The task store's schema (other stores, like the registry's, keep one of their own)."""
+
+
+async def upgrade(
+    engine: AsyncEngine,
+    steps: Sequence[Migration] | None = None,
+    *,
+    schema: Schema = TASK_STORE,
+) -> UpgradeResult:
+    """Bring the database behind `engine` to the newest version of `schema` (by `steps`, when
+    given, rather than the schema's); idempotent and concurrent-safe.
 
     Raises SchemaVersionError when the database is at a version newer than this code knows.
     """
+    steps = schema.steps if steps is None else steps
     _check_order(steps)
     async with writer(engine).begin() as connection:
         if connection.dialect.name == "postgresql":
             lock = text("SELECT pg_advisory_xact_lock(:key)")
             await connection.execute(lock, {"key": _PG_LOCK_KEY})
-        return await connection.run_sync(_upgrade, steps)
+        return await connection.run_sync(_upgrade, steps, schema)
 
 
-def _upgrade(connection: Connection, steps: Sequence[Migration]) -> UpgradeResult:
+def _upgrade(connection: Connection, steps: Sequence[Migration], schema: Schema) -> UpgradeResult:
     head = head_version(steps)
+    versions = schema.versions
     current = 0
-    if inspect(connection).has_table(schema_version.name):
-        current = connection.scalar(select(func.max(schema_version.c.version))) or 0
+    if inspect(connection).has_table(versions.name):
+        current = connection.scalar(select(func.max(versions.c.version))) or 0
     if current == 0:
-        metadata.create_all(connection)
-        _record(connection, head, BASELINE_DESCRIPTION)
+        schema.tables.create_all(connection)
+        _record(connection, versions, head, schema.baseline)
         return UpgradeResult(0, head)
     if current > head:
         raise SchemaVersionError(
@@ -173,13 +196,13 @@ def _upgrade(connection: Connection, steps: Sequence[Migration]) -> UpgradeResul
     for step in steps:
         if step.version > current:
             step.apply(connection)
-            _record(connection, step.version, step.description)
+            _record(connection, versions, step.version, step.description)
     return UpgradeResult(current, head)
 
 
-def _record(connection: Connection, version: int, description: str) -> None:
+def _record(connection: Connection, versions: Table, version: int, description: str) -> None:
     row = {"version": version, "description": description, "applied_at": datetime.now(UTC)}
-    connection.execute(insert(schema_version).values(row))
+    connection.execute(insert(versions).values(row))
 
 
 def _check_order(steps: Sequence[Migration]) -> None:

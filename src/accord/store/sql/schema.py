@@ -185,10 +185,16 @@ store_agent = Table(
     Column("recorded_at", UtcDateTime(), nullable=False),
 )
 
-schema_version = Table(
-    "accord_schema_version",
-    metadata,
-    Column("version", Integer, primary_key=True, autoincrement=False),
-    Column("description", Text, nullable=False),
-    Column("applied_at", UtcDateTime(), nullable=False),
-)
+
+def versions_table(name: str, tables: MetaData) -> Table:
+    """The table of `tables` recording each schema version applied (`migrations.upgrade`)."""
+    return Table(
+        name,
+        tables,
+        Column("version", Integer, primary_key=True, autoincrement=False),
+        Column("description", Text, nullable=False),
+        Column("applied_at", UtcDateTime(), nullable=False),
+    )
+
+
+schema_version = versions_table("accord_schema_version", metadata)

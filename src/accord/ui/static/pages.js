@@ -123,7 +123,7 @@ pages.agents = {
     this.credentials = credentialFields();
     const form = h("form", { class: "row", id: "add-agent" }, this.url, this.credentials.el, h("button", { type: "submit" }, "Add agent"));
     form.addEventListener("submit", (event) => { event.preventDefault(); this.add(); });
-    main.append(h("h1", {}, "Agents"), form, this.message, this.list);
+    main.append(h("h1", {}, "Agents"), form, this.message, this.list, registrySection());
   },
   async add() {
     this.message.replaceChildren(h("div", { class: "muted" }, "Fetching the card…"));
@@ -144,6 +144,40 @@ pages.agents = {
     this.list.replaceChildren(...Object.values(S.agents).map(renderAgent));
   },
 };
+
+// The registry `accord ui --registry URL` names: its agents, searched; each added by its URL.
+function registrySection() {
+  const query = h("input", { class: "grow", name: "registry-query", placeholder: "what should the agent do?",
+    "aria-label": "Search the registry", autocomplete: "off" });
+  const found = h("div", { id: "registry-agents" });
+  const section = h("section", { id: "registry", hidden: true }, h("h2", {}, "Registry"));
+  const search = async () => {
+    try {
+      const page = await api("GET", `/api/registry?q=${encodeURIComponent(query.value)}`);
+      if (!page.registry) return;
+      section.hidden = false;
+      found.replaceChildren(h("p", { class: "muted" }, `${page.total} agent(s) found in ${page.registry}`),
+        ...page.agents.map(registryAgent));
+    } catch (error) {
+      section.hidden = false;
+      found.replaceChildren(h("div", { class: "banner bad" }, error.message));
+    }
+  };
+  const form = h("form", { class: "row" }, query, h("button", { type: "submit" }, "Search"));
+  form.addEventListener("submit", (event) => { event.preventDefault(); search(); });
+  section.append(form, found);
+  search();
+  return section;
+}
+
+function registryAgent(agent) {
+  const add = () => { pages.agents.url.value = agent.url; pages.agents.add(); };
+  return h("div", { class: "card", "data-registry-agent": agent.url },
+    h("div", { class: "row" }, h("strong", {}, agent.name), h("span", { class: "url" }, agent.url),
+      agent.status === "up" ? null : h("span", { class: "tag" }, agent.status),
+      h("button", { class: "plain", onclick: add }, "add")),
+    typeof agent.description === "string" ? h("p", {}, agent.description) : null);
+}
 
 function renderChecks(agent) {
   return agent.checks.map((check) => h("div", { class: `check ${check.valid ? "ok" : "bad"}`, "data-version": check.version },
