@@ -88,6 +88,9 @@ class RedisEventBus(EventBus):
             }
         await self._append({**fields, b"t": record.task_id.encode()})
 
+    async def check(self) -> None:
+        await self._connected().ping()
+
     async def request_cancel(self, task_id: str) -> None:
         await self._append({b"k": _CANCEL, b"t": task_id.encode()})
 
