@@ -40,9 +40,10 @@ ALLOWED: dict[str, set[str]] = {
     "samples": CORE | {"accord", "extensions", "agents", "language"},
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
     "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
+    "observability": CORE | {"accord", "agents", "codecs", "runtime", "server", "client"},
     "cli": CORE | {"accord", "extensions", "agents", "codecs", "store", "keys", "push", "auth",
                    "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
-                   "web"},
+                   "web", "observability"},
     "__main__": {"cli"},
 }  # fmt: skip
 """The client's `grpc` is the service tables (accord.grpc.services); the server's gRPC binding

@@ -1,0 +1,167 @@
+"""One trace across three real accord servers: a host delegating to two agents, over every
+binding, its spans' parents checked; traces carried on webhook POSTs; the agent's trace
+context in its RequestContext."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+
+import accord
+from accord import Agent, Client, create_app
+from accord.agents import AgentExecutor, EventSink, RequestContext
+from accord.host import AgentRegistry, host_agent
+from accord.observability.client_tracing import untrace_clients
+from accord.observability.tracing import Tracing
+from accord.samples import echo, image
+from accord.types import Message, PushNotificationConfig, Task, TaskState
+from agents_for_tests import HOST_TOKEN, SAFETY_TIMEOUT
+from rpc import served
+from webhooks import LOOPBACK, NotificationHook, receiving
+
+Spans = tuple[TracerProvider, InMemorySpanExporter]
+
+
+@pytest.fixture(name="spans")
+def spans_fixture() -> Iterator[Spans]:
+    """A tracer provider keeping every finished span in memory; client tracing off after."""
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    yield provider, exporter
+    untrace_clients()
+    provider.shutdown()
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+def parent_of(span: ReadableSpan, spans: list[ReadableSpan]) -> ReadableSpan:
+    assert span.parent is not None, f"{span.name} has no parent"
+    found = [s for s in spans if s.context.span_id == span.parent.span_id]
+    assert len(found) == 1, f"the parent of {span.name} was not exported"
+    return found[0]
+
+
+def served_by(spans: list[ReadableSpan], agent: str, kind: SpanKind) -> list[ReadableSpan]:
+    return [s for s in spans if s.kind is kind and (s.attributes or {}).get("a2a.agent") == agent]
+
+
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON", "GRPC"])
+async def test_one_trace_follows_a_request_through_the_host_to_two_agents(
+    binding: str, spans: Spans, tmp_path: Path
+) -> None:
+    provider, exporter = spans
+    apps = [create_app(echo.agent), create_app(image.agent)]
+    for app in apps:
+        Tracing(provider).install(app)
+    with served(apps[0]) as echo_url, served(apps[1]) as image_url:
+        host = host_agent(
+            AgentRegistry(tmp_path / "agents.json", [echo_url, image_url]), token=HOST_TOKEN
+        )
+        host_app = create_app(host, grpc_port=0)
+        Tracing(provider).install(host_app)
+        with served(host_app) as host_url:
+            with provider.get_tracer("test").start_as_current_span("caller") as caller:
+                async with Client(host_url, transport=binding, timeout=SAFETY_TIMEOUT) as client:
+                    result = await client.send("echo hello and draw a red circle")
+            assert isinstance(result, Task) and result.status.state is TaskState.COMPLETED
+            runs = lambda: [s for s in exporter.get_finished_spans() if s.name == "A2A/agent run"]  # noqa: E731
+            await until(lambda: len(runs()) == 3, "the three runs' spans")
+            # The agents' streams end once the host has read them to the end.
+            await until(
+                lambda: all(
+                    served_by(list(exporter.get_finished_spans()), name, SpanKind.SERVER)
+                    for name in (echo.agent.name, image.agent.name)
+                ),
+                "the agents' operation spans",
+            )
+    finished = list(exporter.get_finished_spans())
+    trace_id = caller.get_span_context().trace_id
+    assert {s.context.trace_id for s in finished} == {trace_id}
+
+    # caller -> client call -> the host's operation (over `binding`) -> the host's run
+    (host_op,) = served_by(finished, host.name, SpanKind.SERVER)
+    assert host_op.attributes["a2a.binding"] == binding
+    assert host_op.attributes["rpc.method"] == "send_message"
+    assert host_op.attributes["a2a.outcome"] == "ok"
+    assert host_op.attributes["a2a.task_id"] == result.id
+    call = parent_of(host_op, finished)
+    assert call.kind is SpanKind.CLIENT and call.attributes["a2a.binding"] == binding
+    assert parent_of(call, finished).context.span_id == caller.get_span_context().span_id
+    (host_run,) = [s for s in runs() if s.attributes["a2a.agent"] == host.name]
+    assert parent_of(host_run, finished) is host_op
+
+    # the host's run -> a client call to each agent -> its operation -> its run
+    for agent in (echo.agent, image.agent):
+        (operation,) = served_by(finished, agent.name, SpanKind.SERVER)
+        delegation = parent_of(operation, finished)
+        assert delegation.kind is SpanKind.CLIENT
+        assert parent_of(delegation, finished) is host_run
+        (run,) = [s for s in runs() if s.attributes["a2a.agent"] == agent.name]
+        assert parent_of(run, finished) is operation
+
+
+async def test_webhook_posts_carry_the_trace_of_their_delivery_span(spans: Spans) -> None:
+    provider, exporter = spans
+    hook = NotificationHook()
+    app = create_app(
+        Agent(echo.agent.executor, name="Reporter", push_notifications=True), push_allow=LOOPBACK
+    )
+    Tracing(provider).install(app)
+    with receiving(hook) as hook_url, served(app) as url:
+        async with Client(url, timeout=SAFETY_TIMEOUT) as client:
+            await client.send("hi", push=PushNotificationConfig(url=hook_url + "?token=s3cret"))
+        await hook.reached(TaskState.COMPLETED).wait()
+        pushes = lambda: [s for s in exporter.get_finished_spans() if s.name == "A2A/push"]  # noqa: E731
+        await until(lambda: len(pushes()) == len(hook.calls), "the push spans")
+    sent = {tuple(headers["traceparent"].split("-")[1:3]) for headers, _ in hook.calls}
+    assert sent == {(f"{s.context.trace_id:032x}", f"{s.context.span_id:016x}") for s in pushes()}
+    for span in pushes():
+        assert span.kind is SpanKind.CLIENT
+        assert span.attributes["http.response.status_code"] == 204
+        assert span.attributes["url.full"] == hook_url  # the query, where secrets go, left out
+
+
+class Forwards(AgentExecutor):
+    """Answers with the trace context its request came with."""
+
+    async def execute(self, context: RequestContext, events: EventSink) -> None:
+        await events.send(Message.agent(json.dumps(context.trace_headers)))
+
+
+async def test_an_agent_is_given_the_trace_context_of_its_request_on_every_binding() -> None:
+    sent = {
+        "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        "tracestate": "congo=t61rcWkgMzE",
+        "baggage": "tenant=blue",
+    }
+    app = create_app(Agent(Forwards(), name="Forwards"), grpc_port=0)
+    with served(app) as url:
+        for binding in ("JSONRPC", "HTTP+JSON", "GRPC"):
+            async with Client(url, transport=binding, headers=sent) as client:
+                answer = await client.send("hi")
+            assert isinstance(answer, Message)
+            assert json.loads(answer.text) == sent, binding
+
+
+def test_nothing_outside_observability_imports_opentelemetry_or_prometheus() -> None:
+    src = Path(accord.__file__).parent
+    for path in src.rglob("*.py"):
+        if "observability" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "opentelemetry" not in text and "prometheus_client" not in text, path
