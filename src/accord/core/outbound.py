@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -66,14 +66,17 @@ def inject(headers: dict[str, str]) -> None:
 
 
 @contextmanager
-def outbound_request(kind: str, url: str) -> Iterator[OutboundRequest]:
-    """A request about to go to `url`, watched by the observers: send it with its `headers`
-    added, and set its `status` once answered."""
+def outbound_request(
+    kind: str, url: str, watchers: Sequence[OutboundObserver] = ()
+) -> Iterator[OutboundRequest]:
+    """A request about to go to `url`, watched by the process's observers and `watchers`
+    (those of one sender: an app's metrics): send it with its `headers` added, and set its
+    `status` once answered."""
     request = OutboundRequest(kind, url)
-    if not _observers:
+    if not _observers and not watchers:
         yield request
         return
     with ExitStack() as stack:
-        for observer in tuple(_observers):
+        for observer in (*_observers, *watchers):
             stack.enter_context(observer.request(request))
         yield request

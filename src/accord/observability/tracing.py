@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from opentelemetry import context as otel_context
@@ -16,8 +17,9 @@ from accord.core import Inbound, Principal
 from accord.core.records import EventRecord
 from accord.errors import A2AError
 from accord.observability.client_tracing import record_error, trace_clients
+from accord.observability.refusals import watch_refusals
 from accord.server.operation_names import operation_of
-from accord.server.pipeline import Authenticator, Call, Proceed
+from accord.server.pipeline import Call, Proceed
 from accord.types import Message, Task
 
 INSTRUMENTATION = "accord"
@@ -55,8 +57,7 @@ class Tracing:
         agent = app.state.service.agent.name
         pipeline = app.state.pipeline
         pipeline.hooks.insert(0, OperationSpans(self.tracer, agent))  # first: sees refusals
-        if pipeline.authenticator is not None:
-            pipeline.authenticator = RefusalSpans(self.tracer, pipeline.authenticator, agent)
+        watch_refusals(app, partial(_refusal_span, self.tracer, agent))
         app.state.runtime.wrap_executor(lambda inner: TracedExecutor(inner, self.tracer, agent))
         trace_clients(self.tracer_provider)
 
@@ -95,28 +96,6 @@ class OperationSpans:
         return result
 
 
-class RefusalSpans:
-    """Wraps the app's authenticator: a request it refuses gets a SERVER span saying so."""
-
-    def __init__(self, tracer: Tracer, inner: Authenticator, agent: str) -> None:
-        self.tracer = tracer
-        self.inner = inner
-        self.agent = agent
-
-    async def authenticate(self, inbound: Inbound) -> Principal:
-        try:
-            return await self.inner.authenticate(inbound)
-        except A2AError as exc:
-            attributes = _request_attributes(inbound, self.agent, None)
-            parent = propagate.extract(inbound.headers)
-            span = self.tracer.start_span(
-                f"{SERVICE}/authenticate", parent, SpanKind.SERVER, attributes=attributes
-            )
-            _failed(span, exc)
-            span.end()
-            raise
-
-
 class TracedExecutor(AgentExecutor):
     """The agent's executor, each run and cancel in an INTERNAL span."""
 
@@ -144,6 +123,17 @@ class TracedExecutor(AgentExecutor):
             "a2a.task_id": context.task_id,
             "a2a.context_id": context.context_id,
         }
+
+
+def _refusal_span(tracer: Tracer, agent: str, inbound: Inbound, error: A2AError) -> None:
+    """A SERVER span for a request authentication refused."""
+    attributes = _request_attributes(inbound, agent, None)
+    parent = propagate.extract(inbound.headers)
+    span = tracer.start_span(
+        f"{SERVICE}/authenticate", parent, SpanKind.SERVER, attributes=attributes
+    )
+    _failed(span, error)
+    span.end()
 
 
 def _request_attributes(
