@@ -22,7 +22,7 @@ from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
 from accord.cli.errors import BadArgument, exit_on_errors
-from accord.cli.log_config import log_config
+from accord.cli.observability_options import ObservabilitySettings, logging_options, observe
 from accord.cli.ports import ensure_free
 from accord.cli.signing_options import open_keys
 from accord.cli.storage import (
@@ -86,6 +86,7 @@ class ServeSettings:
     graceful_timeout: float = 10.0
     http_limits: HttpLimits = field(default_factory=HttpLimits)
     keys_dir: Path | None = None
+    observability: ObservabilitySettings = field(default_factory=ObservabilitySettings)
 
 
 def run(target: str | Agent, settings: ServeSettings, config: ServerConfig | None = None) -> None:
@@ -156,8 +157,7 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        log_config=log_config(settings.log_level),
-        access_log=False,
+        **logging_options(settings.observability, settings.log_level),
         timeout_graceful_shutdown=int(settings.graceful_timeout) or 1,
         **server_options,
     )
@@ -192,6 +192,7 @@ def _agent_app(agent: Agent, settings: ServeSettings, config: ServerConfig) -> A
         app = agent.app(config=config, store=store, bus=bus)
     except ValueError as exc:  # the agent set up wrong: say so in one line
         raise BadArgument(str(exc)) from None
+    said = observe(app, settings.observability, host, agent.name)
     ensure_free(host, port)  # after the app: an agent set up wrong is said first
     if config.grpc_port is not None:
         ensure_free(host, config.grpc_port, "--grpc-port")
@@ -203,6 +204,8 @@ def _agent_app(agent: Agent, settings: ServeSettings, config: ServerConfig) -> A
     if hosts_line:
         typer.echo(f"accord: {hosts_line}", err=True)
     typer.echo(f"accord: tasks are kept in {display_url(store_url)}", err=True)
+    for line in said:
+        typer.echo(f"accord: {line}", err=True)
     note = earlier_default_note() if storage.url is None else None
     if note is not None:
         typer.echo(f"accord: {note}", err=True)
