@@ -75,8 +75,11 @@ def instrumented(mode: str) -> Any:
         Metrics().install(app)
     if mode in ("tracing", "all"):
         from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
-        from opentelemetry.sdk.trace.export import SpanExportResult
+        from opentelemetry.sdk.trace.export import (
+            BatchSpanProcessor,
+            SpanExporter,
+            SpanExportResult,
+        )
 
         class Dropping(SpanExporter):
             def export(self, spans: Sequence[Any]) -> SpanExportResult:
