@@ -147,12 +147,15 @@ def main() -> None:
     modes = arguments.mode or list(MODES)
     medians = asyncio.run(measure(modes, arguments.requests, arguments.repeat))
     base = medians.get("off")
+    rows = []
     for mode, us in medians.items():
         row: dict[str, Any] = {"mode": mode, "requests": arguments.requests, "cpu_us": round(us, 1)}
         if base is not None:
             row["overhead_us"] = round(us - base, 1)
             row["overhead_percent"] = round((us - base) / base * 100, 1)
+        rows.append(row)
         print(json.dumps(row))
+    print(json.dumps({"status": "ok", "rows": rows}))  # last: what `make bench` reads
 
 
 if __name__ == "__main__":

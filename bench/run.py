@@ -3,7 +3,8 @@
 Every measurement gets a fresh server pinned to CPU 0; wrk and the Python clients run on CPU 1.
 Writes bench/results/latest.json, the generated part of docs/benchmarks.md and docs/benchmarks.png.
 `--quick` runs short, smaller cases as a smoke test and leaves the docs alone; `--only PART`
-(send, card, streaming, memory, store, long_stream) runs one part alone, docs untouched too.
+(send, card, streaming, memory, store, long_stream, observability) runs one part alone, docs
+untouched too.
 """
 
 from __future__ import annotations
@@ -199,6 +200,17 @@ def bench_long_stream(s: Settings) -> list[dict[str, Any]]:
     return rows
 
 
+def bench_observability(s: Settings) -> list[dict[str, Any]]:
+    """CPU per request with tracing, metrics and the audit log off and on (in-process)."""
+    requests, repeat = (300, 1) if s.quick else (2000, 5)
+    args = ("--requests", requests, "--repeat", repeat)
+    result = _pinned_script("observability.py", *args, timeout=600)
+    rows = result.get("rows") or [{"mode": "all", "status": result.get("status", "?")}]
+    for row in rows:
+        log(f"obs   {row}")
+    return [{"status": "ok", **row} for row in rows] if "rows" in result else rows
+
+
 BENCHES = {
     "send": bench_send,
     "card": bench_card,
@@ -206,6 +218,7 @@ BENCHES = {
     "memory": bench_memory,
     "store": bench_store,
     "long_stream": bench_long_stream,
+    "observability": bench_observability,
 }
 
 
