@@ -7,12 +7,14 @@ from urllib.parse import urlsplit
 
 import httpx
 from sqlalchemy.engine import make_url
+from starlette.applications import Starlette
 
 import accord
 from accord.auth import ApiKey, Security
 from accord.runtime import open_bus
 from accord.samples import echo
 from accord.store import open_store
+from accord.types import new_id
 from live_server import serve_app
 from services import redis_url
 from stores import fresh_pg_schema, pg_schema_url
@@ -47,29 +49,30 @@ def _through(url: str, relay: TcpRelay) -> str:
     return make_url(url).set(port=relay.port).render_as_string(hide_password=False)
 
 
+async def unready_once_cut(app: Starlette, relay: TcpRelay, reason: str) -> None:
+    """`app`, served, is ready until `relay` is cut, then unready for `reason` (yet alive)."""
+    with serve_app(app) as url:
+        async with httpx.AsyncClient(base_url=url) as client:
+            assert (await client.get("/readyz")).status_code == 200
+            relay.cut()
+            answer = await client.get("/readyz")
+            assert answer.status_code == 503
+            assert answer.json() == {"status": "unready", "reason": reason}
+            assert (await client.get("/healthz")).status_code == 200
+
+
 async def test_not_ready_when_postgresql_goes_away() -> None:
     pg = make_url(pg_schema_url("x"))
     async with fresh_pg_schema() as schema:
         with TcpRelay(pg.host or "127.0.0.1", pg.port or 5432) as relay:
             store = open_store(_through(pg_schema_url(schema), relay))
-            with serve_app(accord.create_app(echo.agent, store=store)) as url:
-                async with httpx.AsyncClient(base_url=url) as client:
-                    assert (await client.get("/readyz")).status_code == 200
-                    relay.cut()
-                    answer = await client.get("/readyz")
-                    assert answer.status_code == 503
-                    assert answer.json() == {"status": "unready", "reason": "store unreachable"}
-                    assert (await client.get("/healthz")).status_code == 200
+            app = accord.create_app(echo.agent, store=store)
+            await unready_once_cut(app, relay, "store unreachable")
 
 
 async def test_not_ready_when_redis_goes_away() -> None:
     redis = urlsplit(await redis_url())
     with TcpRelay(redis.hostname or "127.0.0.1", redis.port or 6379) as relay:
-        bus = open_bus(f"redis://127.0.0.1:{relay.port}/0?stream=accord:test:readyz")
-        with serve_app(accord.create_app(echo.agent, bus=bus)) as url:
-            async with httpx.AsyncClient(base_url=url) as client:
-                assert (await client.get("/readyz")).status_code == 200
-                relay.cut()
-                answer = await client.get("/readyz")
-                assert answer.status_code == 503
-                assert answer.json() == {"status": "unready", "reason": "bus unreachable"}
+        # The bus only reads its stream here: nothing is written to Redis.
+        bus = open_bus(f"redis://127.0.0.1:{relay.port}/0?stream=accord:test:{new_id()}")
+        await unready_once_cut(accord.create_app(echo.agent, bus=bus), relay, "bus unreachable")

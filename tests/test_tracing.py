@@ -14,11 +14,13 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import SpanKind, StatusCode
 
 import accord
 from accord import Agent, Client, create_app
 from accord.agents import AgentExecutor, EventSink, RequestContext
+from accord.auth import ApiKey, Security
+from accord.errors import TaskNotFound, Unauthenticated
 from accord.host import AgentRegistry, host_agent
 from accord.observability.client_tracing import untrace_clients
 from accord.observability.tracing import Tracing
@@ -165,3 +167,31 @@ def test_nothing_outside_observability_imports_opentelemetry_or_prometheus() -> 
             continue
         text = path.read_text(encoding="utf-8")
         assert "opentelemetry" not in text and "prometheus_client" not in text, path
+
+
+async def test_errors_and_refusals_are_spans_with_their_code(spans: Spans) -> None:
+    provider, exporter = spans
+    agent = Agent(echo.agent.executor, name="Keyed", security=Security(ApiKey({"k-1": "alice"})))
+    app = create_app(agent)
+    Tracing(provider).install(app)
+    with served(app) as url:
+        async with Client(url, version="1.0", headers={"X-API-Key": "k-1"}) as client:
+            with pytest.raises(TaskNotFound):
+                await client.get_task("no-such-task")
+        async with Client(url, version="1.0", headers={"X-API-Key": "wrong"}) as client:
+            with pytest.raises(Unauthenticated):
+                await client.send("hi")
+    finished = exporter.get_finished_spans()
+    (missing,) = [s for s in finished if s.name == "A2A/get_task"]
+    assert missing.kind is SpanKind.SERVER and missing.status.status_code is StatusCode.ERROR
+    assert missing.attributes["a2a.error_code"] == TaskNotFound.code
+    assert missing.attributes["a2a.outcome"] == "error"
+    assert missing.attributes["enduser.id"] == "alice"
+    (refused,) = [s for s in finished if s.name == "A2A/authenticate"]
+    assert refused.attributes["a2a.error_code"] == Unauthenticated.code
+    assert "enduser.id" not in refused.attributes and "wrong" not in str(refused.attributes)
+    # The client's spans say the same, from the caller's side.
+    assert {s.attributes.get("a2a.error_code") for s in finished if s.kind is SpanKind.CLIENT} == {
+        TaskNotFound.code,
+        Unauthenticated.code,
+    }
