@@ -21,9 +21,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import accord
@@ -116,10 +121,50 @@ async def send_once(app: Any) -> None:
 async def cpu_us_per_request(app: Any, requests: int) -> float:
     for _ in range(WARMUP):
         await send_once(app)
+    handshake = os.environ.get(HANDSHAKE)
+    if handshake:  # under callgrind: instrumented only while the requests run
+        _signal(Path(handshake), "ready", "go")
     started = time.process_time()
     for _ in range(requests):
         await send_once(app)
-    return (time.process_time() - started) / requests * 1e6
+    spent = time.process_time() - started
+    if handshake:
+        _signal(Path(handshake), "done", "stop")
+    return spent / requests * 1e6
+
+
+HANDSHAKE = "ACCORD_BENCH_HANDSHAKE"
+
+
+def _signal(folder: Path, say: str, until: str) -> None:
+    """Say `say` to the process running callgrind; wait for its answer (nothing else runs)."""
+    (folder / say).touch()
+    while not (folder / until).exists():
+        time.sleep(0.05)
+
+
+def instructions_per_request(mode: str, requests: int) -> float:
+    """Run one mode under callgrind, instrumented only while its `requests` run (startup and
+    warm-up are not counted); the instructions per request. Needs valgrind."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        command = [
+            "valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+            sys.executable, __file__, "--mode", mode, "--requests", str(requests), "--repeat", "1",
+        ]  # fmt: skip
+        env = {**os.environ, HANDSHAKE: folder}
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+        for wait_for, control, then in (("ready", "-i=on", "go"), ("done", "-i=off", "stop")):
+            while not (Path(folder) / wait_for).exists():
+                if process.poll() is not None:
+                    raise RuntimeError(f"the {mode} run ended early ({process.returncode})")
+                time.sleep(0.2)
+            subprocess.run(["callgrind_control", control, str(process.pid)], check=True,
+                           capture_output=True)  # fmt: skip
+            (Path(folder) / then).touch()
+        process.wait()
+        totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
+        return int(totals[-1].split()[1]) / requests
 
 
 async def measure(modes: Sequence[str], requests: int, repeat: int) -> dict[str, float]:
@@ -143,8 +188,19 @@ def main() -> None:
     parser.add_argument("--mode", choices=MODES, action="append", help="repeatable; default all")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions under callgrind instead"
+    )
     arguments = parser.parse_args()
     modes = arguments.mode or list(MODES)
+    if arguments.instructions:
+        counts = {mode: instructions_per_request(mode, arguments.requests) for mode in modes}
+        for mode, count in counts.items():
+            row = {"mode": mode, "requests": arguments.requests, "instructions": round(count)}
+            if "off" in counts:
+                row["overhead_percent"] = round((count - counts["off"]) / counts["off"] * 100, 1)
+            print(json.dumps(row))
+        return
     medians = asyncio.run(measure(modes, arguments.requests, arguments.repeat))
     base = medians.get("off")
     rows = []
