@@ -57,6 +57,15 @@ def ui(
         ),
     ] = None,
     fetch_allow: exposure.FetchAllowOption = None,
+    trace_url: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            envvar="ACCORD_TRACE_URL",
+            help="A trace viewer's URL with {trace_id} in it: a task's page links its trace.",
+            show_default=False,
+        ),
+    ] = None,
     log_level: Annotated[
         str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")
     ] = "warning",
@@ -92,7 +101,7 @@ def ui(
             err=True,
         )
     uvicorn.run(
-        create_ui_app(urls, host=link, access=access, fetch_guard=guard),
+        create_ui_app(urls, host=link, access=access, fetch_guard=guard, trace_url=trace_url),
         host=host,
         port=port,
         log_level=log_level,

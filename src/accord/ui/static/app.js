@@ -239,6 +239,14 @@ function renderItems(container, conversation) {
   while (container.children.length > wanted.length) container.lastChild.remove();
 }
 
+function traceLink(traceId) {
+  // The trace its first turn's requests named (traceparent); linked when the UI knows a trace viewer.
+  const shown = [" · trace ", h("code", {}, traceId)];
+  if (!S.traceUrl) return h("span", { id: "task-trace" }, ...shown);
+  const href = S.traceUrl.replace("{trace_id}", encodeURIComponent(traceId));
+  return h("a", { id: "task-trace", href, target: "_blank", rel: "noopener noreferrer" }, ...shown);
+}
+
 function cancelButton(agent, taskId, failed, done) {
   const button = h("button", { type: "button", class: "plain cancel" }, "Cancel task");
   button.addEventListener("click", async () => {
@@ -477,6 +485,7 @@ pages.task = {
     this.head.replaceChildren(h("h1", {}, "Task ", h("code", {}, task.id), " ", stateBadge(state)),
       h("p", { class: "row muted" }, `${agentName(agent)} · context ${task.contextId} · `,
         own ? h("a", { href: `/?c=${own.conversation}` }, "conversation") : `updated ${when(task.status.timestamp)}`,
+        own && own.trace ? traceLink(own.trace) : null,
         own ? null : h("button", { type: "button", class: "plain", onclick: () => this.fetch() }, "Refresh"),
         ACTIVE.includes(state) ? cancelButton(agent, task.id, (message) => this.failed(message), done) : null));
     // The UI's own tasks show their conversation and wire; others their history as the agent keeps it.
@@ -630,6 +639,7 @@ function receive(name, data) {
     S.conversations = Object.fromEntries(data.conversations.map((c) => [c.id, c]));
     S.tasks = Object.fromEntries(data.tasks.map((t) => [t.id, t]));
     S.timeline = data.timeline || [];
+    S.traceUrl = data.traceUrl;
   } else if (name === "agent") S.agents[data.url] = data;
   else if (name === "agentRemoved") delete S.agents[data.url];
   else if (name === "conversation") S.conversations[data.id] = data;
