@@ -77,6 +77,7 @@ async def test_metrics_count_known_traffic_exactly() -> None:
     assert samples["a2a_rate_limit_refusals_total", (("operation", "send_message"),)] == 1
     assert samples["a2a_agent_runs_total", (("outcome", "returned"),)] == 3
     assert samples["a2a_agent_runs_active", ()] == 0
+    assert samples["a2a_task_states_total", (("state", "completed"),)] == 3
     assert samples["a2a_streams_open", ()] == 0
     timed = ("operation", "send_message"), ("version", "1.0"), ("binding", "JSONRPC")
     assert samples["a2a_server_request_duration_seconds_count", tuple(sorted(timed))] == 3

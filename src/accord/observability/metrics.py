@@ -22,13 +22,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from accord.agents.context import RequestContext
-from accord.agents.executor import AgentExecutor, EventSink
+from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
 from accord.core import Inbound
 from accord.core.outbound import OutboundRequest
 from accord.errors import A2AError, RateLimited
 from accord.observability.refusals import watch_refusals
 from accord.server.operation_names import operation_of
 from accord.server.pipeline import Call, Proceed
+from accord.types import Task, TaskState, TaskStatusUpdateEvent
 
 METRICS_PATH = "/metrics"
 
@@ -73,6 +74,12 @@ class Metrics:
         self.runs = Gauge("a2a_agent_runs_active", "Agent runs at work now.", registry=r)
         self.run_outcomes = Counter(
             "a2a_agent_runs", "Agent runs ended, by outcome.", ["outcome"], registry=r
+        )
+        self.task_states = Counter(
+            "a2a_task_states",
+            "Task states the agent's runs reached here (a task counts once per state).",
+            ["state"],
+            registry=r,
         )
         self.push_attempts = Counter(
             "a2a_push_attempts",
@@ -172,7 +179,7 @@ class CountedExecutor(AgentExecutor):
         self.metrics.runs.inc()
         outcome = "failed"
         try:
-            await self.inner.execute(context, events)
+            await self.inner.execute(context, CountedStates(events, self.metrics))
             outcome = "returned"
         finally:
             self.metrics.runs.dec()
@@ -180,3 +187,18 @@ class CountedExecutor(AgentExecutor):
 
     async def cancel(self, context: RequestContext, events: EventSink) -> None:
         await self.inner.cancel(context, events)
+
+
+class CountedStates:
+    """A run's event sink, counting the task states its events reach."""
+
+    def __init__(self, inner: EventSink, metrics: Metrics) -> None:
+        self.inner = inner
+        self.metrics = metrics
+        self.state: TaskState | None = None
+
+    async def send(self, event: AgentEvent) -> None:
+        await self.inner.send(event)  # first: an event the task refuses counts nothing
+        if isinstance(event, Task | TaskStatusUpdateEvent) and event.status.state != self.state:
+            self.state = event.status.state
+            self.metrics.task_states.labels(self.state.value).inc()
