@@ -27,7 +27,7 @@ from accord.server.card_endpoint import (
 )
 from accord.server.config import ServerConfig
 from accord.server.extended_card import ExtendedCardRoute
-from accord.server.health import HealthProbes, Readiness
+from accord.server.health import PROBE_PATHS, Readiness, probe_routes
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
 from accord.server.own_routes import guarded_routes
@@ -155,6 +155,7 @@ def create_app(
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     rest = RestBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
     routes.extend(rest.routes())
+    routes.extend(probe_routes(readiness))
     routes.extend(guarded_routes(agent.routes, authenticator))
     hosts = config.answered_hosts()
     app = Starlette(
@@ -162,9 +163,8 @@ def create_app(
         lifespan=lifespan,
         exception_handlers=HTTP_ERROR_HANDLERS,
         middleware=[
-            Middleware(HealthProbes, readiness=readiness),
             *(
-                [Middleware(HostCheck, hosts=hosts, refusal=HOST_REFUSED)]
+                [Middleware(HostCheck, hosts=hosts, refusal=HOST_REFUSED, exempt=PROBE_PATHS)]
                 if hosts is not None
                 else []
             ),

@@ -8,7 +8,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from accord.runtime import TaskRuntime
 
@@ -51,38 +53,32 @@ class Readiness:
         return None
 
 
-class HealthProbes:
-    """ASGI middleware answering the two probes before anything else runs (host check,
-    authentication, limits; the cards do not list them): a probe says nothing about the
-    agent. `/healthz` is 200 while the process serves requests; `/readyz` is 200 when
-    `readiness` finds no problem, else 503 naming it (JSON either way). Other paths go on to
-    `app`.
-    """
+def probe_routes(readiness: Readiness) -> list[Route]:
+    """`GET /healthz`: 200 while the process serves requests; `GET /readyz`: 200 when
+    `readiness` finds no problem, else 503 naming it (JSON either way). They are plain routes:
+    no authentication or limit applies (the pipeline's), the cards do not list them, and the
+    app's host check lets them through for any `Host` (a container platform probes an
+    address). Routed after accord's own, so they cost the requests before them nothing."""
 
-    def __init__(self, app: ASGIApp, readiness: Readiness) -> None:
-        self.app = app
-        self.readiness = readiness
+    async def healthz(request: Request) -> Response:
+        return _answer(200, {"status": "ok"})
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path") if scope["type"] == "http" else None
-        if path == HEALTH_PATH:
-            await _answer(send, 200, {"status": "ok"})
-        elif path == READY_PATH:
-            problem = await self.readiness.problem()
-            if problem is None:
-                await _answer(send, 200, {"status": "ready"})
-            else:
-                await _answer(send, 503, {"status": "unready", "reason": problem})
-        else:
-            await self.app(scope, receive, send)
+    async def readyz(request: Request) -> Response:
+        problem = await readiness.problem()
+        if problem is None:
+            return _answer(200, {"status": "ready"})
+        return _answer(503, {"status": "unready", "reason": problem})
 
-
-async def _answer(send: Send, status: int, body: dict[str, str]) -> None:
-    content = json.dumps(body).encode()
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(content)).encode()),
-        (b"cache-control", b"no-store"),
+    return [
+        Route(HEALTH_PATH, healthz, methods=["GET"]),
+        Route(READY_PATH, readyz, methods=["GET"]),
     ]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": content})
+
+
+PROBE_PATHS = frozenset({HEALTH_PATH, READY_PATH})
+
+
+def _answer(status: int, body: dict[str, str]) -> Response:
+    return Response(
+        json.dumps(body), status, {"Cache-Control": "no-store"}, media_type="application/json"
+    )
