@@ -53,3 +53,4 @@ async def test_serve_with_metrics_audit_log_json_logs_and_tracing(
     access = [entry for entry in logged if entry["logger"] == "uvicorn.access"]
     (posted,) = [entry for entry in access if entry["method"] == "POST"]
     assert (posted["path"], posted["status"]) == ("/", 200)
+    assert posted["trace_id"] == line["trace_id"]  # the operation's span, which had ended

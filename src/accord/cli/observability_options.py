@@ -90,6 +90,10 @@ def observe(app: Any, settings: ObservabilitySettings, host: str, agent_name: st
             tracing_from_environment(agent_name).install(app)
         except ValueError as exc:
             raise BadArgument(str(exc)) from None
+        if settings.log_format == "json":  # the access line names the request's span too
+            from accord.observability.trace_ids import RequestTraceScope
+
+            app.add_middleware(RequestTraceScope)
         exporter = os.environ.get("OTEL_TRACES_EXPORTER", "otlp")
         said.append(f"tracing, exported as OTEL_TRACES_EXPORTER says ({exporter})")
     return said

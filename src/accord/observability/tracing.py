@@ -18,6 +18,7 @@ from accord.core.records import EventRecord
 from accord.errors import A2AError
 from accord.observability.client_tracing import record_error, trace_clients
 from accord.observability.refusals import watch_refusals
+from accord.observability.trace_ids import CURRENT_REQUEST
 from accord.server.operation_names import operation_of
 from accord.server.pipeline import Call, Proceed
 from accord.types import Message, Task
@@ -80,6 +81,10 @@ class OperationSpans:
             f"{SERVICE}/{operation}", parent, SpanKind.SERVER, attributes=attributes
         )
         token = otel_context.attach(trace.set_span_in_context(span, parent))
+        request = CURRENT_REQUEST.get()
+        if request is not None:  # for the access line, logged once the span is no longer current
+            ids = span.get_span_context()
+            request.ids = (f"{ids.trace_id:032x}", f"{ids.span_id:016x}")
         try:
             result = await proceed()
         except BaseException as exc:
