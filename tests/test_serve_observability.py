@@ -10,6 +10,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from accord import Client
+from accord.cli.errors import BadArgument
+from accord.cli.observability_options import ObservabilitySettings
+from accord.cli.serve import ServeSettings, serve
 from accord.types import Task, TaskState
 from agents_for_tests import SAFETY_TIMEOUT
 from served_process import accord_serve
@@ -54,3 +57,15 @@ async def test_serve_with_metrics_audit_log_json_logs_and_tracing(
     (posted,) = [entry for entry in access if entry["method"] == "POST"]
     assert (posted["path"], posted["status"]) == ("/", 200)
     assert posted["trace_id"] == line["trace_id"]  # the operation's span, which had ended
+
+
+def test_metrics_and_the_audit_log_are_an_agents_only() -> None:
+    async def plain_app(scope: object, receive: object, send: object) -> None: ...
+
+    settings = ServeSettings(
+        "127.0.0.1", 0, observability=ObservabilitySettings(metrics=True, audit_log="-")
+    )
+    with pytest.raises(BadArgument, match=r"--metrics and --audit-log serve an accord\.Agent"):
+        serve(plain_app, settings)
+    with pytest.raises(BadArgument, match="--log-format must be text or json"):
+        ObservabilitySettings(log_format="xml")

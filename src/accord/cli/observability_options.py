@@ -56,6 +56,15 @@ class ObservabilitySettings:
         if self.log_format not in LOG_FORMATS:
             raise BadArgument(f"--log-format must be text or json, got {self.log_format!r}")
 
+    def agent_only(self) -> str:
+        """The options given that only an agent's app takes ("" when none is)."""
+        given = [
+            ("--metrics", self.metrics),
+            ("--metrics-port", self.metrics_port is not None),
+            ("--audit-log", self.audit_log is not None),
+        ]
+        return " and ".join(name for name, on in given if on)
+
 
 def observe(app: Any, settings: ObservabilitySettings, host: str, agent_name: str) -> list[str]:
     """Install on `app` what `settings` and the environment ask for; lines saying where."""

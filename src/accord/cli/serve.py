@@ -145,6 +145,10 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
             "--grpc-port, TLS, limits, --public-url and --allowed-host serve an accord.Agent,"
             " not an ASGI app"
         )
+    elif settings.observability.agent_only():
+        raise BadArgument(
+            f"{settings.observability.agent_only()} serve an accord.Agent, not an ASGI app"
+        )
     else:
         ensure_free(settings.host, settings.port)
         app = found
