@@ -4,14 +4,18 @@ a message's text."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from accord import Agent, Client, create_app
 from accord.auth import ApiKey, Security
 from accord.errors import TaskNotFound, Unauthenticated
-from accord.observability.audit import AuditLog
+from accord.observability.audit import AuditLog, audited_ids
+from accord.observability.trace_ids import trace_id_of
 from accord.samples import echo
 from accord.types import Task
 from rpc import served
@@ -57,3 +61,27 @@ async def test_allowed_and_refused_calls_are_audited_without_secrets(
     assert refused["principal"] is None and refused["why"]
     for secret in (SECRET, WRONG, "launch code"):
         assert secret not in written
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=300),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=20), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+id_keys = st.sampled_from(["id", "taskId", "contextId", "message", "pushNotificationConfigId"])
+
+
+@given(
+    params=st.dictionaries(id_keys | st.text(max_size=10), json_values, max_size=6),
+    traceparent=st.text(max_size=80),
+)
+def test_any_request_is_audited_with_bounded_ids_or_none(
+    params: dict[str, object], traceparent: str
+) -> None:
+    found = audited_ids(params)
+    assert set(found) <= {"task_id", "context_id", "config_id"}
+    assert all(isinstance(value, str) and 0 < len(value) <= 200 for value in found.values())
+    trace_id = trace_id_of({"traceparent": traceparent})
+    assert trace_id is None or re.fullmatch(r"[0-9a-f]{32}", trace_id)

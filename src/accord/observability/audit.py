@@ -55,7 +55,7 @@ class AuditLog:
         entry = self._entry(call.inbound, call.context.principal)
         entry["operation"] = operation_of(call)
         entry["version"] = str(call.target.version)
-        entry.update(_targets(call.params))
+        entry.update(audited_ids(call.params))
         try:
             result = await proceed()
         except A2AError as exc:
@@ -66,7 +66,7 @@ class AuditLog:
             entry.update(decision="allowed", error="InternalError")
             self.write(entry)
             raise
-        entry.update(_targets(result))
+        entry.update(audited_ids(result))
         entry["decision"] = "allowed"
         self.write(entry)
         return result
@@ -116,7 +116,7 @@ def _outcome(error: A2AError) -> dict[str, Any]:
 _ID_FIELDS = {"task_id": ("taskId", "task_id", "id"), "context_id": ("contextId", "context_id")}
 
 
-def _targets(found: Any) -> dict[str, str]:
+def audited_ids(found: Any) -> dict[str, str]:
     """The task, context and push config ids a request's raw params or an operation's result
     name (only ids: never content)."""
     if isinstance(found, Task):
