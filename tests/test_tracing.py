@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -200,3 +201,33 @@ async def test_errors_and_refusals_are_spans_with_their_code(spans: Spans) -> No
         TaskNotFound.code,
         Unauthenticated.code,
     }
+
+
+BAD_CONTEXTS = [
+    {"traceparent": "00-xyz"},
+    {"traceparent": f"00-{'0' * 32}-{'0' * 16}-01"},  # all-zero ids are invalid
+    {"traceparent": f"ff-{'a' * 32}-{'b' * 16}-01"},  # version ff is forbidden
+    {"traceparent": "00-" + "a" * 10_000},
+    {"tracestate": ",,=,=x" * 500, "baggage": "=;;,=,%zz" * 500},
+]
+
+
+@pytest.mark.parametrize("headers", BAD_CONTEXTS, ids=range(len(BAD_CONTEXTS)))
+async def test_a_malformed_trace_context_starts_a_new_trace(
+    spans: Spans, headers: dict[str, str]
+) -> None:
+    provider, exporter = spans
+    app = create_app(echo.agent)
+    Tracing(provider).install(app)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
+    }
+    transport = httpx.ASGITransport(app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        answer = await http.post("/", json=body, headers={"A2A-Version": "1.0", **headers})
+    assert answer.status_code == 200 and "result" in answer.json()
+    (operation,) = [s for s in exporter.get_finished_spans() if s.kind is SpanKind.SERVER]
+    assert operation.parent is None and operation.context.trace_id != int("a" * 32, 16)
