@@ -20,7 +20,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 import accord
 from accord import Agent, Client, create_app
-from accord.agents import AgentExecutor, EventSink, RequestContext
+from accord.agents import AgentExecutor, EventSink, RequestContext, TaskUpdater
 from accord.auth import ApiKey, Security
 from accord.errors import TaskNotFound, Unauthenticated
 from accord.host import AgentRegistry, host_agent
@@ -64,7 +64,10 @@ def served_by(spans: list[ReadableSpan], agent: str, kind: SpanKind) -> list[Rea
     return [s for s in spans if s.kind is kind and (s.attributes or {}).get("a2a.agent") == agent]
 
 
-@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON", "GRPC"])
+BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
 async def test_one_trace_follows_a_request_through_the_host_to_two_agents(
     binding: str, spans: Spans, tmp_path: Path
 ) -> None:
@@ -119,6 +122,54 @@ async def test_one_trace_follows_a_request_through_the_host_to_two_agents(
         assert parent_of(run, finished) is operation
 
 
+class AsksOverEveryBinding(AgentExecutor):
+    """Asks the agent at `url` the same thing over each binding, then completes."""
+
+    def __init__(self) -> None:
+        self.url = ""
+
+    async def execute(self, context: RequestContext, events: EventSink) -> None:
+        for binding in BINDINGS:
+            async with Client(self.url, transport=binding, timeout=SAFETY_TIMEOUT) as client:
+                await client.send(context.text)
+        await TaskUpdater(context, events).complete("asked three times")
+
+
+async def test_an_agent_calling_another_over_each_binding_continues_its_trace(
+    spans: Spans,
+) -> None:
+    provider, exporter = spans
+    asks = AsksOverEveryBinding()
+    callee, caller = create_app(echo.agent, grpc_port=0), create_app(Agent(asks, name="Asker"))
+    for app in (callee, caller):
+        Tracing(provider).install(app)
+    with served(callee) as callee_url, served(caller) as caller_url:
+        asks.url = callee_url
+        async with Client(caller_url, timeout=SAFETY_TIMEOUT) as client:
+            await client.send("hello")
+        await until(
+            lambda: (
+                len(
+                    served_by(list(exporter.get_finished_spans()), echo.agent.name, SpanKind.SERVER)
+                )
+                == 3
+            ),
+            "the callee's operation spans",
+        )
+    finished = list(exporter.get_finished_spans())
+    (run,) = [
+        s for s in finished if s.name == "A2A/agent run" and s.attributes["a2a.agent"] == "Asker"
+    ]
+    operations = served_by(finished, echo.agent.name, SpanKind.SERVER)
+    assert sorted(s.attributes["a2a.binding"] for s in operations) == sorted(BINDINGS)
+    for operation in operations:
+        call = parent_of(operation, finished)
+        assert call.kind is SpanKind.CLIENT
+        assert call.attributes["a2a.binding"] == operation.attributes["a2a.binding"]
+        assert parent_of(call, finished) is run
+    assert len({s.context.trace_id for s in finished}) == 1
+
+
 async def test_webhook_posts_carry_the_trace_of_their_delivery_span(spans: Spans) -> None:
     provider, exporter = spans
     hook = NotificationHook()
@@ -155,7 +206,7 @@ async def test_an_agent_is_given_the_trace_context_of_its_request_on_every_bindi
     }
     app = create_app(Agent(Forwards(), name="Forwards"), grpc_port=0)
     with served(app) as url:
-        for binding in ("JSONRPC", "HTTP+JSON", "GRPC"):
+        for binding in BINDINGS:
             async with Client(url, transport=binding, headers=sent) as client:
                 answer = await client.send("hi")
             assert isinstance(answer, Message)
