@@ -149,6 +149,15 @@ def results_table(results: dict[str, Any]) -> str:
                 lambda r: f"{_num(r['us_per_event'])} ({_num(r['cpu_us_per_event'])})",
             )
     _workers_rows(table, results.get("workers", []))
+    for row in results.get("observability", []):
+        table.add(
+            f"observability: {row['mode']}"
+            + (" (tracing, metrics, audit)" if row["mode"] == "all" else ""),
+            "CPU µs per `message/send` (+ over off), in-process",
+            [row, None, None],
+            lambda r: r["cpu_us"],
+            lambda r: f"{_num(r['cpu_us'])} ({r['overhead_us']:+.0f})",
+        )
     return "\n".join(table.lines)
 
 

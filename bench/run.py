@@ -3,8 +3,8 @@
 Every measurement gets a fresh server pinned to CPU 0; wrk and the Python clients run on CPU 1.
 Writes bench/results/latest.json, the generated part of docs/benchmarks.md and docs/benchmarks.png.
 `--quick` runs short, smaller cases as a smoke test and leaves the docs alone; `--only PART`
-(send, card, streaming, memory, store, long_stream, workers) runs one part alone, docs
-untouched too. The workers part runs servers of several processes on several CPUs: on a
+(send, card, streaming, memory, store, long_stream, workers, observability) runs one part alone,
+docs untouched too. The workers part runs servers of several processes on several CPUs: on a
 machine of two, they share the load CPU with wrk.
 """
 
@@ -242,6 +242,17 @@ def bench_long_stream(s: Settings) -> list[dict[str, Any]]:
     return rows
 
 
+def bench_observability(s: Settings) -> list[dict[str, Any]]:
+    """CPU per request with tracing, metrics and the audit log off and on (in-process)."""
+    requests, repeat = (300, 1) if s.quick else (2000, 5)
+    args = ("--requests", requests, "--repeat", repeat)
+    result = _pinned_script("observability.py", *args, timeout=600)
+    rows = result.get("rows") or [{"mode": "all", "status": result.get("status", "?")}]
+    for row in rows:
+        log(f"obs   {row}")
+    return [{"status": "ok", **row} for row in rows] if "rows" in result else rows
+
+
 BENCHES = {
     "send": bench_send,
     "card": bench_card,
@@ -250,6 +261,7 @@ BENCHES = {
     "store": bench_store,
     "long_stream": bench_long_stream,
     "workers": bench_workers,
+    "observability": bench_observability,
 }
 
 

@@ -42,14 +42,14 @@ ALLOWED: dict[str, set[str]] = {
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
     "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
     "mcp": CORE | {"accord", "agents", "client"},  # A2A agents as MCP tools, MCP tools for agents
+    "observability": CORE | {"accord", "agents", "codecs", "runtime", "server", "client"},
     "cli": CORE | {"accord", "extensions", "agents", "codecs", "store", "keys", "push", "auth",
                    "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
-                   "web", "mcp"},
+                   "web", "mcp", "observability", "registry"},
     "__main__": {"cli"},
     "registry": CORE | {"accord", "agents", "auth", "codecs", "store", "keys", "web", "client",
                         "server", "ui"},  # ui: the card schemas it ships, their reasons in words
 }  # fmt: skip
-ALLOWED["cli"] |= {"registry"}
 """The client's `grpc` is the service tables (accord.grpc.services); the server's gRPC binding
 is `accord.server.grpc_binding`."""
 

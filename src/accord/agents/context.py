@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from accord.core import ANONYMOUS, Principal
 from accord.core.call_context import CallContext
+from accord.core.outbound import trace_headers
 from accord.types import Message, MessageSendConfiguration, Metadata, Task
 
 
@@ -51,3 +52,10 @@ class RequestContext:
         """The URL the agent is served at (no trailing slash), when known: agents that serve
         routes of their own (`Agent(routes=...)`) build links to them from it."""
         return self.call.base_url.rstrip("/") if self.call is not None else None
+
+    @property
+    def trace_headers(self) -> dict[str, str]:
+        """The trace context the request came with (`traceparent`, `tracestate`, `baggage`),
+        for a call to another agent to continue the trace: `Client(url, headers=...)`.
+        With tracing on (docs/operations.md) accord's client adds it by itself."""
+        return trace_headers(self.call.headers) if self.call is not None else {}

@@ -22,6 +22,7 @@ import typer
 
 from accord.cli import serve_options
 from accord.cli.errors import fail, reports_errors
+from accord.server.health import READY_PATH
 
 SAMPLES = ("currency", "expense", "image", "movies", "coder")
 HOST_TARGET = "accord.host:agent"
@@ -102,7 +103,7 @@ def demo(
             services.append(_serve(name, target, agent_port, state_dir))
         sample_urls = [service.url for service in services]
         for service in services:
-            _wait_until_up(service, "/.well-known/agent-card.json")
+            _wait_until_up(service, READY_PATH)
         agent_urls = list(sample_urls)
         registry = _registry(ports[-1], state_dir, sample_urls)
         services.append(registry)
@@ -122,7 +123,7 @@ def demo(
             }
             host = _serve("host", HOST_TARGET, ports[len(SAMPLES)], state_dir, env)
             services.append(host)
-            _wait_until_up(host, "/.well-known/agent-card.json")
+            _wait_until_up(host, READY_PATH)
             agent_urls.insert(0, host.url)
             ui_args += ["--host-url", host.url]
         for url in agent_urls:

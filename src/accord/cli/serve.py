@@ -22,7 +22,7 @@ from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
 from accord.cli.errors import BadArgument, exit_on_errors
-from accord.cli.log_config import log_config
+from accord.cli.observability_options import ObservabilitySettings, logging_options, observe
 from accord.cli.ports import ensure_free
 from accord.cli.signing_options import open_keys
 from accord.cli.storage import (
@@ -92,6 +92,7 @@ class ServeSettings:
     keys_dir: Path | None = None
     workers: int = 1
     """Server processes sharing the port, the store and (through a hub) their events."""
+    observability: ObservabilitySettings = field(default_factory=ObservabilitySettings)
 
 
 def run(target: str | Agent, settings: ServeSettings, config: ServerConfig | None = None) -> None:
@@ -161,11 +162,15 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
             "--grpc-port, TLS, limits, --public-url and --allowed-host serve an accord.Agent,"
             " not an ASGI app"
         )
+    elif settings.observability.agent_only():
+        raise BadArgument(
+            f"{settings.observability.agent_only()} serve an accord.Agent, not an ASGI app"
+        )
     else:
         ensure_free(settings.host, settings.port)
         app = found
 
-        def make_app(bus_url: str | None) -> Any:
+        def make_app(bus_url: str | None, worker: int | None = None) -> Any:
             return found
 
         def announce() -> None:
@@ -177,8 +182,7 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
     server_options |= settings.http_limits.uvicorn_options(server_options.get("http"))
     server_options |= {
         "log_level": settings.log_level,
-        "log_config": log_config(settings.log_level),
-        "access_log": False,
+        **logging_options(settings.observability, settings.log_level),
         "timeout_graceful_shutdown": int(settings.graceful_timeout) or 1,
     }
     if settings.workers > 1:
@@ -191,23 +195,30 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
 _DEFAULTS = ServerConfig()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _ServedAgent:
     """An agent made ready to serve: its store's schema upgraded and bound to it, its config
     completed with the address, the Host names it answers and its keys, and what to say of
-    it; `app` makes its app (once per worker), on a store and a bus of its own."""
+    it; `app` makes its app (once per worker), on a store and a bus of its own, observed as
+    the settings ask."""
 
     agent: Agent
     settings: ServeSettings
     config: ServerConfig
     store_url: str
     hosts_line: str
+    said: list[str] = field(default_factory=list)
 
     @classmethod
     def prepare(cls, agent: Agent, settings: ServeSettings, config: ServerConfig) -> _ServedAgent:
         host, port, storage = settings.host, settings.port, settings.storage
         store_agent = config.store_agent or agent.name
         store_url = storage.url_for(store_agent)
+        if settings.workers > 1 and settings.observability.metrics:
+            raise BadArgument(
+                "--metrics serves one process's metrics on the agent's port: with --workers,"
+                " give --metrics-port PORT (worker N serves its own at PORT+N)"
+            )
         if settings.workers > 1 and not shared_by_processes(store_url):
             raise BadArgument(
                 f"--workers {settings.workers} needs a store the workers share: the default"
@@ -230,8 +241,10 @@ class _ServedAgent:
         )
         return cls(agent, settings, config, store_url, hosts_line)
 
-    def app(self, bus_url: str | None = None) -> Any:
-        """The agent's app, on a store and a bus (at `bus_url`, else the settings') of its own."""
+    def app(self, bus_url: str | None = None, worker: int | None = None) -> Any:
+        """The agent's app, on a store and a bus (at `bus_url`, else the settings') of its own;
+        a worker's (numbered `worker`) says itself what it observes, and serves its metrics
+        on a port of its own (`--metrics-port` plus its number)."""
         storage = self.settings.storage
         store = open_store(self.store_url, retention=storage.retention, pool_size=storage.pool_size)
         try:
@@ -239,9 +252,17 @@ class _ServedAgent:
         except ValueError as exc:
             raise BadArgument(f"--bus: {exc}") from None
         try:
-            return self.agent.app(config=self.config, store=store, bus=bus)
+            app = self.agent.app(config=self.config, store=store, bus=bus)
         except ValueError as exc:  # the agent set up wrong: say so in one line
             raise BadArgument(str(exc)) from None
+        observability = self.settings.observability
+        if worker is not None and observability.metrics_port is not None:
+            observability = replace(observability, metrics_port=observability.metrics_port + worker)
+        self.said = observe(app, observability, self.settings.host, self.agent.name)
+        if worker is not None:
+            for line in self.said:
+                typer.echo(f"accord: worker {worker}: {line}", err=True)
+        return app
 
     def check(self) -> None:
         """Make the app once, unserved, so an agent set up wrong is said before any worker
@@ -273,6 +294,8 @@ class _ServedAgent:
         if self.hosts_line:
             typer.echo(f"accord: {self.hosts_line}", err=True)
         typer.echo(f"accord: tasks are kept in {display_url(self.store_url)}", err=True)
+        for line in self.said:
+            typer.echo(f"accord: {line}", err=True)
         note = earlier_default_note() if settings.storage.url is None else None
         if note is not None:
             typer.echo(f"accord: {note}", err=True)

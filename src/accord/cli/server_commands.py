@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from accord.agents.agent import DEFAULT_PORT
+from accord.cli import observability_options, serve_options, storage
 from accord.cli import serve as serving
-from accord.cli import serve_options, storage
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.push_options import (
     PushBackoff,
@@ -103,6 +103,10 @@ def serve(
     push_backoff: PushBackoff = None,
     push_backoff_max: PushBackoffMax = None,
     push_deadline: PushDeadline = None,
+    metrics: observability_options.MetricsOption = False,
+    metrics_port: observability_options.MetricsPortOption = None,
+    audit_log: observability_options.AuditLogOption = None,
+    log_format: observability_options.LogFormatOption = "text",
 ) -> None:
     """Serve an agent over A2A.
 
@@ -154,6 +158,9 @@ def serve(
         ),
         keys_dir=keys,
         workers=worker_count(workers),
+        observability=observability_options.ObservabilitySettings(
+            metrics, metrics_port, audit_log, log_format
+        ),
     )
     serving.run(target, settings, config)
 

@@ -66,6 +66,15 @@ def ui(
             show_default=False,
         ),
     ] = None,
+    trace_url: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            envvar="ACCORD_TRACE_URL",
+            help="A trace viewer's URL with {trace_id} in it: a task's page links its trace.",
+            show_default=False,
+        ),
+    ] = None,
     log_level: Annotated[
         str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")
     ] = "warning",
@@ -101,7 +110,14 @@ def ui(
             err=True,
         )
     uvicorn.run(
-        create_ui_app(urls, host=link, access=access, fetch_guard=guard, registry=registry),
+        create_ui_app(
+            urls,
+            host=link,
+            access=access,
+            fetch_guard=guard,
+            registry=registry,
+            trace_url=trace_url,
+        ),
         host=host,
         port=port,
         log_level=log_level,

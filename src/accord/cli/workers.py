@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("accord.workers")
 
-AppFactory = Callable[[str | None], Any]
-"""Makes a worker's app on the bus at the URL given (None: the one the settings name)."""
+AppFactory = Callable[[str | None, int], Any]
+"""Makes the app of the worker numbered by the second argument, on the bus at the URL given
+(None: the one the settings name)."""
 
 _FORK = multiprocessing.get_context("fork")
 _PR_SET_PDEATHSIG = 1
@@ -77,7 +78,7 @@ def run_workers(
         ready = _FORK.Event()
         process = _FORK.Process(
             target=_serve_worker,
-            args=(make_app, bus_url, listener, options, ready),
+            args=(make_app, bus_url, index, listener, options, ready),
             name=f"accord-worker-{index}",
         )
         process.start()
@@ -226,13 +227,14 @@ class _WorkerServer(uvicorn.Server):
 def _serve_worker(
     make_app: AppFactory,
     bus_url: str | None,
+    index: int,
     listener: socket.socket,
     options: dict[str, Any],
     ready: EventType,
 ) -> None:
     _detach()
     try:
-        app = make_app(bus_url)
+        app = make_app(bus_url, index)
     except BadArgument as exc:
         typer.echo(f"accord: {exc}", err=True)
         raise SystemExit(1) from None

@@ -136,6 +136,9 @@ class EventBus(ABC):
     async def close(self) -> None:
         """Disconnect; the default has nothing to disconnect."""
 
+    async def check(self) -> None:
+        """Raise if the bus cannot be reached now (a readiness probe); the default always can."""
+
     def subscriber_count(self, task_id: str) -> int:
         return len(self._subscribers.get(task_id, ()))
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import httpx
 
 from accord.core.deliveries import Delivery
+from accord.core.outbound import OutboundObserver, outbound_request
 from accord.core.push import PushTarget, push_format
 from accord.core.records import EventRecord
 from accord.keys.notifications import (
@@ -89,6 +90,8 @@ class PushSender:
         self.guard = guard if guard is not None else WebhookGuard()
         self.issuer = issuer or None
         self.token_lifetime = token_lifetime
+        self.watchers: list[OutboundObserver] = []
+        """What watches this sender's POSTs besides the process's observers (an app's metrics)."""
 
     def note_base_url(self, base_url: str) -> None:
         """Sign as the agent at `base_url` when no issuer was configured."""
@@ -146,12 +149,15 @@ class PushSender:
             # connection is not kept for another name on the same address.
             extensions["sni_hostname"] = destination.url.host
             headers["Connection"] = "close"
-        request = self._http.build_request(
-            "POST", destination.request_url(), content=post.body, headers=headers,
-            extensions=extensions,
-        )  # fmt: skip
-        response = await self._http.send(request, stream=True, follow_redirects=False)
-        await response.aclose()  # what the webhook answers beyond its status is not read
+        with outbound_request("push", post.config.url, self.watchers) as watched:
+            headers.update(watched.headers)  # the trace context, when traced
+            request = self._http.build_request(
+                "POST", destination.request_url(), content=post.body, headers=headers,
+                extensions=extensions,
+            )  # fmt: skip
+            response = await self._http.send(request, stream=True, follow_redirects=False)
+            await response.aclose()  # what the webhook answers beyond its status is not read
+            watched.status = response.status_code
         return response.status_code
 
 

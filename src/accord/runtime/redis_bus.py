@@ -97,6 +97,9 @@ class RedisEventBus(SharedEventBus):
             self._follow(subscription.task_id)
         super()._unsubscribe(subscription)
 
+    async def check(self) -> None:
+        await self._connected().ping()
+
     @contextmanager
     def running(self, task_id: str) -> Iterator[None]:
         self._running[task_id] += 1

@@ -83,6 +83,10 @@ class SocketEventBus(SharedEventBus):
             self._reader = None
         self._disconnect()
 
+    async def check(self) -> None:
+        if self._writer is None:
+            raise ConnectionError(f"not connected to the workers' bus hub at {self.path}")
+
     async def _send(self, entry: Entry) -> None:
         writer = self._writer
         if writer is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 
 from accord.agents.context import RequestContext
 from accord.agents.executor import AgentExecutor
@@ -90,6 +90,11 @@ class TaskRuntime:
             self._follower,
             self.replicas,
         )
+
+    def wrap_executor(self, wrap: Callable[[AgentExecutor], AgentExecutor]) -> None:
+        """Run the executor as `wrap(executor)` from now on (observability's seam: a span or
+        a gauge around each run)."""
+        self.executor = self._lifecycle.executor = wrap(self.executor)
 
     @property
     def debug(self) -> bool:

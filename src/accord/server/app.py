@@ -27,6 +27,7 @@ from accord.server.card_endpoint import (
 )
 from accord.server.config import ServerConfig
 from accord.server.extended_card import ExtendedCardRoute
+from accord.server.health import PROBE_PATHS, Readiness, probe_routes
 from accord.server.interfaces import ServedInterfaces
 from accord.server.jsonrpc import JsonRpcBinding
 from accord.server.own_routes import guarded_routes
@@ -109,6 +110,7 @@ def create_app(
     memory = config.max_body_memory
     budget = BodyBudget(max(memory, max_body_bytes)) if memory else None
     rpc = JsonRpcBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
+    readiness = Readiness(runtime)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -134,7 +136,9 @@ def create_app(
             )
             versions = [spec.version.value for spec in GRPC_SERVICES]
             interfaces.add(TransportProtocol.GRPC, versions, port=bound, tls=tls is not None)
+        readiness.started = True
         yield
+        readiness.stopping = True
         if grpc_server is not None:
             await grpc_server.stop(None)
         if cleaner is not None:
@@ -151,6 +155,7 @@ def create_app(
     routes.append(Route("/", rpc.handle, methods=["POST"]))
     rest = RestBinding(pipeline, max_body_bytes=max_body_bytes, body_budget=budget)
     routes.extend(rest.routes())
+    routes.extend(probe_routes(readiness))
     routes.extend(guarded_routes(agent.routes, authenticator))
     hosts = config.answered_hosts()
     app = Starlette(
@@ -159,7 +164,7 @@ def create_app(
         exception_handlers=HTTP_ERROR_HANDLERS,
         middleware=[
             *(
-                [Middleware(HostCheck, hosts=hosts, refusal=HOST_REFUSED)]
+                [Middleware(HostCheck, hosts=hosts, refusal=HOST_REFUSED, exempt=PROBE_PATHS)]
                 if hosts is not None
                 else []
             ),
@@ -173,6 +178,7 @@ def create_app(
     app.state.pipeline = pipeline
     app.state.body_budget = budget
     app.state.config = config
+    app.state.readiness = readiness
     return app
 
 

@@ -48,14 +48,17 @@ def create_ui_app(
     access: UiAccess | None = None,
     fetch_guard: WebhookGuard | None = None,
     registry: str | None = None,
+    trace_url: str | None = None,
 ) -> Starlette:
     """The web UI, knowing the agents at `agent_urls` from the start (the first is the one
     conversations start with). `host` is the accord host agents added are registered with
     (and whose remote agents are shown); no other agent is taken for one. `access` says who
     may use the UI (default: `UiAccess()`, loopback Host names, no login); with `fetch_guard`,
     the UI fetches and calls no address it refuses (loopback, private, metadata...). The Agents
-    page shows and searches the accord `registry` at that URL, if given."""
+    page shows and searches the accord `registry` at that URL, if given. With `trace_url` (a
+    trace viewer's URL with `{trace_id}` in it), a task's page links its trace."""
     state = UiState()
+    state.trace_url = trace_url
     talker = Talker(state, timeout=timeout, guard=fetch_guard)
     access = access if access is not None else UiAccess()
     if host is not None and host.url not in [url.strip().rstrip("/") for url in agent_urls]:

@@ -7,6 +7,7 @@ Streamed responses (SSE) are recorded one event frame at a time, as they arrive.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 
@@ -18,7 +19,12 @@ headers), then the body as one `body` or, for an event stream, each event as a `
 
 CURRENT_SINK: ContextVar[WireSink | None] = ContextVar("accord_ui_wire_sink", default=None)
 
-SHOWN_HEADERS = ("content-type", "accept", "a2a-version", "a2a-extensions", "last-event-id")
+SHOWN_HEADERS = (
+    "content-type", "accept", "a2a-version", "a2a-extensions", "last-event-id", "traceparent",
+)  # fmt: skip
+CURRENT_TRACE: ContextVar[str | None] = ContextVar("accord_ui_trace", default=None)
+"""The trace id of the turn being recorded: its requests carry it in `traceparent` (unless
+tracing in this process gave them one), so the agents' spans of a turn are one trace."""
 MAX_FRAME = 200_000
 
 
@@ -32,6 +38,9 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         sink = CURRENT_SINK.get()
         if sink is None:
             return await self._inner.handle_async_request(request)
+        trace = CURRENT_TRACE.get()
+        if trace is not None and "traceparent" not in request.headers:
+            request.headers["traceparent"] = f"00-{trace}-{secrets.token_hex(8)}-01"
         body = await request.aread()
         sink("request", _head(f"{request.method} {request.url}", request.headers) + _text(body))
         response = await self._inner.handle_async_request(request)

@@ -140,6 +140,7 @@ class Turn:
     done: bool = False
     cancel: bool = False  # the turn asks the agent to cancel the task
     entries: list[WireEntry] = field(default_factory=list)
+    trace_id: str | None = None  # the trace its requests named (`traceparent`)
 
     def item(self) -> Json:
         """The conversation item showing what came back."""
@@ -165,6 +166,7 @@ class TaskView:
     conversation_id: str
     turn_ids: list[str] = field(default_factory=list)
     updated: float = field(default_factory=time.time)
+    trace_id: str | None = None  # the trace of the turn that started it
 
     def summary(self) -> Json:
         message = self.task.status.message
@@ -175,6 +177,7 @@ class TaskView:
             "state": self.task.status.state.value,
             "text": message.text if message is not None else "",
             "updated": self.updated,
+            "trace": self.trace_id,
             # Without its history, which the conversation shows (and which may hold files).
             "task": self.task.model_copy(update={"history": None}).to_wire(),
         }
@@ -213,6 +216,7 @@ class UiState:
         self.turns: dict[str, Turn] = {}
         self.tasks: dict[str, TaskView] = {}
         self.secrets: list[str] = []  # typed in masked fields: never recorded
+        self.trace_url: str | None = None  # a trace viewer's URL, `{trace_id}` in it
         self._ids = itertools.count(1)
 
     def next_id(self, prefix: str) -> str:
@@ -224,6 +228,7 @@ class UiState:
             "agents": [agent.to_json() for agent in self.agents.values()],
             "conversations": [c.to_json(self.turns) for c in self.conversations.values()],
             "tasks": [view.summary() for view in self.tasks.values()],
+            "traceUrl": self.trace_url,
         }
         if task_id is not None:
             data["timeline"] = self.timeline(task_id)
@@ -314,6 +319,7 @@ class UiState:
                 self.record(turn, "error", "illegal event", exc.message)
         if turn.id not in view.turn_ids:
             view.turn_ids.append(turn.id)
+        view.trace_id = view.trace_id or turn.trace_id
         view.updated = time.time()
         turn.task_id = view.task.id
         turn.status = view.task.status.to_wire()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
+import secrets
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -16,7 +18,7 @@ from accord.client.credentials import CredentialsRequired, describe_requirements
 from accord.errors import A2AClientError, A2AError, PermissionDenied, Unauthenticated
 from accord.types import DataPart, FilePart, Message, Part, Role, Task, TextPart, new_id
 from accord.ui.attachments import without_bytes
-from accord.ui.recording import CURRENT_SINK, RecordingTransport
+from accord.ui.recording import CURRENT_SINK, CURRENT_TRACE, RecordingTransport
 from accord.ui.state import Conversation, Turn, UiState, hidden
 from accord.web.guarded_transport import GuardedTransport
 from accord.web.webhook_guard import WebhookGuard, WebhookRefused
@@ -189,12 +191,16 @@ class Talker:
         """Record in `turn` every frame the UI's clients exchange meanwhile."""
 
         def sink(kind: str, text: str) -> None:
+            if kind == "request" and turn.trace_id is None:
+                turn.trace_id = traceparent_trace(text)
             self.state.record(turn, kind, frame_title(kind, text), text)
 
         token = CURRENT_SINK.set(sink)
+        trace = CURRENT_TRACE.set(secrets.token_hex(16))
         try:
             yield
         finally:
+            CURRENT_TRACE.reset(trace)
             CURRENT_SINK.reset(token)
 
     async def _run(self, conversation: Conversation, turn: Turn, message: Message) -> None:
@@ -255,3 +261,12 @@ def refusal_in_words(client: Client, exc: Exception) -> str:
     hint = ". Add the agent again (Agents page or Inspector) with that credential."
     reason = exc.message if isinstance(exc, A2AError) else str(exc)
     return f"{said}{wants}{hint} ({reason})"
+
+
+_TRACEPARENT = re.compile(r"^traceparent: [0-9a-f]{2}-([0-9a-f]{32})-", re.MULTILINE)
+
+
+def traceparent_trace(request: str) -> str | None:
+    """The trace id of the `traceparent` a recorded request frame shows, if it shows one."""
+    found = _TRACEPARENT.search(request)
+    return found.group(1) if found else None

@@ -79,15 +79,27 @@ class AllowedHosts:
 
 
 class HostCheck:
-    """ASGI middleware: HTTP and WebSocket requests with a `Host` not in `hosts` get 400."""
+    """ASGI middleware: HTTP and WebSocket requests with a `Host` not in `hosts` get 400,
+    but for the paths `exempt` names (health probes, which name no URL of the app's)."""
 
-    def __init__(self, app: ASGIApp, hosts: AllowedHosts, refusal: str = REFUSED) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        hosts: AllowedHosts,
+        refusal: str = REFUSED,
+        exempt: frozenset[str] = frozenset(),
+    ) -> None:
         self.app = app
         self.hosts = hosts
         self.refusal = refusal
+        self.exempt = exempt
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket") and not self.hosts.allows(_host_of(scope)):
+        if (
+            scope["type"] in ("http", "websocket")
+            and not self.hosts.allows(_host_of(scope))
+            and scope["path"] not in self.exempt
+        ):
             response = PlainTextResponse(self.refusal, status_code=400)
             await response(scope, receive, send)
             return

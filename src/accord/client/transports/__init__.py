@@ -71,7 +71,13 @@ def open_transport(
         raise ValueError(f"no transport for {interface.transport} {interface.protocol_version}")
     factory: Any = TRANSPORTS[key]
     transport: Transport = factory(http, interface, headers=headers)
+    for wrap in TRANSPORT_WRAPPERS:
+        transport = wrap(transport)
     return transport
+
+
+TRANSPORT_WRAPPERS: list[Callable[[Transport], Transport]] = []
+"""What each transport opened from now on is wrapped in, in order (tracing's client spans)."""
 
 
 __all__ = [

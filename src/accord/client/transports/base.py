@@ -15,6 +15,7 @@ from accord.client.event_stream import IdentifiedEvents as IdentifiedEvents
 from accord.codecs import VERSION_HEADER, ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
 from accord.codecs.field_problems import describe_validation_error
+from accord.core.outbound import inject
 from accord.errors import (
     A2AClientError,
     A2AError,
@@ -76,6 +77,7 @@ class Transport(ABC):
         headers = {**self._headers, "Content-Type": JSON, "Accept": accept}
         if last_event_id is not None:
             headers[LAST_EVENT_ID] = str(last_event_id)
+        inject(headers)  # the trace context of the moment, when traced
         return headers
 
 

@@ -17,6 +17,7 @@ from accord.codecs import ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
 from accord.codecs.error_names import error_from_typed_message
 from accord.codecs.rest import error_from_status
+from accord.core.outbound import inject
 from accord.errors import (
     A2AClientError,
     A2AError,
@@ -122,7 +123,10 @@ class GrpcTransport(Transport):
         return self._auth is not None and self._auth.renew()
 
     async def _call_metadata(self) -> tuple[tuple[str, str], ...]:
-        return self._metadata + (await self._auth.metadata() if self._auth else ())
+        metadata = self._metadata + (await self._auth.metadata() if self._auth else ())
+        traced: dict[str, str] = {}
+        inject(traced)  # the trace context of the moment, when traced
+        return metadata + tuple(traced.items()) if traced else metadata
 
     def _request(self, call: ClientCall[P, Any], params: P) -> ProtoMessage:
         fields = call.encode(params) or {}

@@ -9,6 +9,7 @@ function receive(name, data) {
     S.conversations = Object.fromEntries(data.conversations.map((c) => [c.id, c]));
     S.tasks = Object.fromEntries(data.tasks.map((t) => [t.id, t]));
     S.timeline = data.timeline || [];
+    S.traceUrl = data.traceUrl;
   } else if (name === "agent") S.agents[data.url] = data;
   else if (name === "agentRemoved") delete S.agents[data.url];
   else if (name === "conversation") S.conversations[data.id] = data;

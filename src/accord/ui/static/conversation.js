@@ -101,6 +101,14 @@ function renderItems(container, conversation) {
   while (container.children.length > wanted.length) container.lastChild.remove();
 }
 
+function traceLink(traceId) {
+  // The trace its first turn's requests named (traceparent); linked when the UI knows a trace viewer.
+  const shown = [" · trace ", h("code", {}, traceId)];
+  if (!S.traceUrl) return h("span", { id: "task-trace" }, ...shown);
+  const href = S.traceUrl.replace("{trace_id}", encodeURIComponent(traceId));
+  return h("a", { id: "task-trace", href, target: "_blank", rel: "noopener noreferrer" }, ...shown);
+}
+
 function cancelButton(agent, taskId, failed, done) {
   const button = h("button", { type: "button", class: "plain cancel" }, "Cancel task");
   button.addEventListener("click", async () => {

@@ -98,6 +98,7 @@ pages.task = {
     this.head.replaceChildren(h("h1", {}, "Task ", h("code", {}, task.id), " ", stateBadge(state)),
       h("p", { class: "row muted" }, `${agentName(agent)} · context ${task.contextId} · `,
         own ? h("a", { href: `/?c=${own.conversation}` }, "conversation") : `updated ${when(task.status.timestamp)}`,
+        own && own.trace ? traceLink(own.trace) : null,
         own ? null : h("button", { type: "button", class: "plain", onclick: () => this.fetch() }, "Refresh"),
         ACTIVE.includes(state) ? cancelButton(agent, task.id, (message) => this.failed(message), done) : null));
     // The UI's own tasks show their conversation and wire; others their history as the agent keeps it.
