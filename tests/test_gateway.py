@@ -1,0 +1,164 @@
+"""accord's gateway in front of the official a2a-sdk's agents: every version and binding of
+accord's client through it, to an upstream speaking only 0.3 JSON-RPC or only 1.0 HTTP+JSON;
+ids, states and artifacts as the upstream sent them, its errors as its own, cancel relayed,
+an upstream gone mid-stream, auth refused at the gateway."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from a2a.server.agent_execution import RequestContext
+from a2a.server.events import EventQueue
+
+import accord
+from accord import Client
+from accord.auth import ApiKey, Security
+from accord.client import ApiKey as ApiKeyCredential
+from accord.client import Credentials
+from accord.errors import TaskNotFound, Unauthenticated
+from accord.types import (
+    Message,
+    Role,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatusUpdateEvent,
+    TextPart,
+    new_id,
+)
+from live_server import serve_app
+from test_interop_official_server import OfficialEcho, OfficialServer, official_server
+
+EVERY_CLIENT = [
+    ("JSONRPC", "1.0"),
+    ("HTTP+JSON", "1.0"),
+    ("GRPC", "1.0"),
+    ("JSONRPC", "0.3"),
+    ("HTTP+JSON", "0.3"),
+    ("GRPC", "0.3"),
+]
+UPSTREAMS = [("JSONRPC", "0.3"), ("HTTP+JSON", "1.0")]
+
+
+def named(interface: tuple[str, str]) -> str:
+    return "-".join(interface)
+
+
+@pytest.fixture
+def echo() -> OfficialEcho:
+    return OfficialEcho()
+
+
+@pytest.fixture(params=UPSTREAMS, ids=named)
+def upstream(request: pytest.FixtureRequest, echo: OfficialEcho) -> Iterator[OfficialServer]:
+    """The official SDK's server, its card listing one interface only (the param)."""
+    with official_server(echo) as server:
+        server.list_interface(*request.param)
+        yield server
+
+
+@pytest.fixture
+def gateway_url(upstream: OfficialServer) -> Iterator[str]:
+    agent = accord.gateway(upstream.url)
+    with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+        yield url
+
+
+def user(text: str, **ids: str) -> Message:
+    return Message(message_id=new_id(), role=Role.USER, parts=[TextPart(text=text)], **ids)
+
+
+@pytest.mark.parametrize("caller", EVERY_CLIENT, ids=named)
+async def test_every_client_gets_the_upstreams_task(
+    gateway_url: str, upstream: OfficialServer, caller: tuple[str, str]
+) -> None:
+    async with Client(gateway_url, transport=caller[0], version=caller[1]) as client:
+        task = await client.send(user("hello"))
+    assert isinstance(task, Task), task
+    assert task.status.state is TaskState.COMPLETED
+    assert [a.text for a in task.artifacts or ()] == ["hello"]
+    async with Client(upstream.url) as direct:
+        theirs = await direct.get_task(task.id)
+    assert (theirs.id, theirs.context_id) == (task.id, task.context_id)
+    assert theirs.status.state is TaskState.COMPLETED
+
+
+@pytest.mark.parametrize("caller", EVERY_CLIENT, ids=named)
+async def test_every_client_streams_what_the_upstream_sent(
+    gateway_url: str, caller: tuple[str, str]
+) -> None:
+    message = user("streamed")
+    async with Client(gateway_url, transport=caller[0], version=caller[1]) as client:
+        async with client.stream(message) as stream:
+            events = [event async for event in stream]
+        task = events[0]
+        assert isinstance(task, Task)
+        stored = await client.get_task(task.id)
+    kinds = [type(event).__name__ for event in events]
+    states = [e.status.state for e in events if isinstance(e, TaskStatusUpdateEvent)]
+    artifacts = [e.artifact.text for e in events if isinstance(e, TaskArtifactUpdateEvent)]
+    assert kinds[0] == "Task" and task.status.state is TaskState.SUBMITTED, kinds
+    assert states == [TaskState.WORKING, TaskState.COMPLETED], kinds
+    assert artifacts == ["streamed"]
+    assert stored.status.state is TaskState.COMPLETED
+    assert stored.history is not None and stored.history[0].message_id == message.message_id
+
+
+async def test_a_reply_comes_back_as_a_message(gateway_url: str) -> None:
+    async with Client(gateway_url, version="1.0") as client:
+        reply = await client.send(user("reply please"))
+    assert isinstance(reply, Message) and reply.text == "reply please"
+
+
+async def test_upstream_errors_reach_the_caller_as_they_are(gateway_url: str) -> None:
+    async with Client(gateway_url, transport="HTTP+JSON", version="1.0") as client:
+        with pytest.raises(TaskNotFound):
+            await client.send(user("hello", task_id="no-such-task"))
+
+
+async def test_cancel_is_relayed(
+    gateway_url: str, upstream: OfficialServer, echo: OfficialEcho
+) -> None:
+    client = Client(gateway_url, transport="GRPC", version="1.0")
+    async with client, client.stream(user("hold on")) as stream:
+        task = await anext(stream)
+        await echo.holding.wait()
+        canceled = await client.cancel_task(task.id)
+        rest = [event async for event in stream]
+    assert canceled.status.state is TaskState.CANCELED
+    assert all(not isinstance(e, TaskArtifactUpdateEvent) for e in rest)
+    async with Client(upstream.url) as direct:
+        theirs = await direct.get_task(task.id)
+    assert theirs.status.state is TaskState.CANCELED
+
+
+class CountingEcho(OfficialEcho):
+    """The official echo, counting the messages that reach it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.executed = 0
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        self.executed += 1
+        await super().execute(context, event_queue)
+
+
+async def test_auth_is_refused_at_the_gateway_without_reaching_the_upstream() -> None:
+    echo = CountingEcho()
+    security = Security(ApiKey(keys={"secret": "team-a"}))
+    with official_server(echo) as upstream:
+        upstream.list_interface("JSONRPC", "0.3")
+        agent = accord.gateway(upstream.url, security=security)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            for transport in ("JSONRPC", "HTTP+JSON", "GRPC"):
+                async with Client(url, transport=transport, version="1.0") as client:
+                    with pytest.raises(Unauthenticated):
+                        await client.send(user("hello"))
+            assert echo.executed == 0
+            key = Credentials(ApiKeyCredential("secret"))
+            async with Client(url, credentials=key, transport="GRPC", version="1.0") as client:
+                task = await client.send(user("hello"))
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+    assert echo.executed == 1
