@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import suppress
 
 from accord.agents import AgentExecutor, EventSink, NamedTask, RequestContext
 from accord.core.call_context import CallContext
 from accord.errors import InternalError, InvalidAgentResponse
 from accord.gateway.upstream import Upstream, UpstreamCall
-from accord.types import MessageSendParams, StreamEvent
+from accord.types import MessageSendParams, StreamEvent, Task, TaskStatus
 
 POLL_INTERVAL = 0.5
 """How often a task of an upstream that cannot stream is asked for until it settles."""
@@ -51,7 +52,11 @@ class GatewayExecutor(AgentExecutor):
             )  # fmt: skip
             opened = await self.upstream.open(params, context.call)
         async with opened:
-            await self._relay(opened, context, events)
+            try:
+                await self._relay(opened, context, events)
+            except InternalError:  # the stream broke off: followed again below, or failed
+                if context.task is None:
+                    raise
         if context.task is not None:  # not a plain reply
             await self._until_settled(context, events)
 
@@ -70,7 +75,8 @@ class GatewayExecutor(AgentExecutor):
     async def _send(self, context: RequestContext, events: EventSink, event: StreamEvent) -> None:
         """Relay one upstream event, unless the gateway's task ended meanwhile (a cancel
         relayed the upstream's end while its stream said the same)."""
-        if context.task is not None and context.task.status.state.is_terminal:
+        ours = context.task
+        if ours is not None and (ours.status.state.is_terminal or repeats(event, ours)):
             return
         try:
             await events.send(event)
@@ -94,7 +100,8 @@ class GatewayExecutor(AgentExecutor):
                 again = None  # asked for below, which says why it cannot be
             if again is not None:
                 async with again:
-                    await self._relay(again, context, events)
+                    with suppress(InternalError):  # broke off too: the task is asked for
+                        await self._relay(again, context, events)
                 if settled(context):
                     return
             try:
@@ -110,3 +117,20 @@ class GatewayExecutor(AgentExecutor):
                 await self._send(context, events, task)
             if not settled(context):
                 await asyncio.sleep(self.poll_interval)
+
+
+def repeats(event: StreamEvent, ours: Task) -> bool:
+    """Whether `event` is a snapshot of the task as the gateway has it already (a stream
+    followed again starts with one)."""
+    if not isinstance(event, Task):
+        return False
+    theirs, mine = event.status, ours.status
+    return (
+        theirs.state is mine.state
+        and _message_id(theirs) == _message_id(mine)
+        and (event.artifacts or []) == (ours.artifacts or [])
+    )
+
+
+def _message_id(status: TaskStatus) -> str | None:
+    return status.message.message_id if status.message is not None else None
