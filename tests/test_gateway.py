@@ -10,6 +10,8 @@ from collections.abc import Iterator
 import pytest
 from a2a.server.agent_execution import RequestContext
 from a2a.server.events import EventQueue
+from hypothesis import given
+from hypothesis import strategies as st
 
 import accord
 from accord import Client
@@ -23,11 +25,13 @@ from accord.types import (
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
+    TaskStatus,
     TaskStatusUpdateEvent,
     TextPart,
     new_id,
 )
 from live_server import serve_app
+from test_interop_fasta2a import fasta2a_url  # noqa: F401  (a fixture)
 from test_interop_official_server import OfficialEcho, OfficialServer, official_server
 
 EVERY_CLIENT = [
@@ -162,3 +166,46 @@ async def test_auth_is_refused_at_the_gateway_without_reaching_the_upstream() ->
                 task = await client.send(user("hello"))
     assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
     assert echo.executed == 1
+
+
+@pytest.mark.parametrize("caller", [("GRPC", "1.0"), ("JSONRPC", "0.3")], ids=named)
+async def test_a_fasta2a_agent_behind_the_gateway(
+    fasta2a_url: str,  # noqa: F811  (the fixture imported above)
+    caller: tuple[str, str],
+) -> None:
+    agent = accord.gateway(fasta2a_url)
+    with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+        async with Client(url, transport=caller[0], version=caller[1]) as client:
+            sent = await client.send(user("hello"))
+            async with client.stream(user("streamed")) as stream:
+                events = [event async for event in stream]
+    assert isinstance(sent, Task) and sent.status.state is TaskState.COMPLETED
+    assert [a.text for a in sent.artifacts or ()] == ["hello"]
+    async with Client(fasta2a_url) as direct:
+        theirs = await direct.get_task(sent.id)
+    assert theirs.context_id == sent.context_id
+    artifacts = [e.artifact.text for e in events if isinstance(e, TaskArtifactUpdateEvent)]
+    assert artifacts == ["streamed"]
+    last = events[-1]
+    assert isinstance(last, TaskStatusUpdateEvent) and last.status.state is TaskState.COMPLETED
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("2026-01-31T12:00:00.123456", "2026-01-31T12:00:00.123456Z"),
+        ("2026-01-31T12:00:00.123Z", "2026-01-31T12:00:00.123Z"),
+        ("2026-01-31T12:00:00+02:00", "2026-01-31T12:00:00+02:00"),
+        ("2026-01-31", "2026-01-31"),
+        ("yesterday", "yesterday"),
+    ],
+)
+def test_a_time_without_an_offset_is_read_as_utc(written: str, read: str) -> None:
+    """FastA2A writes local times without an offset; 1.0's ProtoJSON needs one."""
+    assert TaskStatus(state=TaskState.WORKING, timestamp=written).timestamp == read
+
+
+@given(st.text())
+def test_any_timestamp_is_kept_or_given_its_z(written: str) -> None:
+    read = TaskStatus(state=TaskState.WORKING, timestamp=written).timestamp
+    assert read in (written, written + "Z")
