@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from a2a.helpers import get_artifact_text
 from a2a.server.agent_execution import RequestContext
 from a2a.server.events import EventQueue
+from a2a.types import TaskState as SdkTaskState
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,6 +34,8 @@ from accord.types import (
 )
 from live_server import serve_app
 from test_interop_fasta2a import fasta2a_url  # noqa: F401  (a fixture)
+from test_interop_official_client import kind, official_client
+from test_interop_official_client import request as sdk_request
 from test_interop_official_server import OfficialEcho, OfficialServer, official_server
 
 EVERY_CLIENT = [
@@ -209,3 +213,29 @@ def test_a_time_without_an_offset_is_read_as_utc(written: str, read: str) -> Non
 def test_any_timestamp_is_kept_or_given_its_z(written: str) -> None:
     read = TaskStatus(state=TaskState.WORKING, timestamp=written).timestamp
     assert read in (written, written + "Z")
+
+
+@pytest.mark.parametrize(
+    "caller", [("GRPC", "1.0"), ("HTTP+JSON", "1.0"), ("JSONRPC", "0.3")], ids=named
+)
+async def test_the_official_client_through_the_gateway_to_a_0_3_agent(
+    echo: OfficialEcho, caller: tuple[str, str]
+) -> None:
+    """The official SDK on both ends: its 0.3 JSON-RPC agent, untouched, answers its 1.0
+    gRPC and HTTP+JSON clients through the gateway."""
+    with official_server(echo) as upstream:
+        upstream.list_interface("JSONRPC", "0.3")
+        agent = accord.gateway(upstream.url)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            async with official_client(url, caller) as client:
+                events = [e async for e in client.send_message(sdk_request("hello"))]
+    assert [kind(e) for e in events] == [
+        "task",
+        "status_update",
+        "artifact_update",
+        "status_update",
+    ]
+    task_id = events[0].task.id
+    assert {e.status_update.task_id for e in events[1::2]} == {task_id}
+    assert get_artifact_text(events[2].artifact_update.artifact) == "hello"
+    assert events[3].status_update.status.state == SdkTaskState.TASK_STATE_COMPLETED
