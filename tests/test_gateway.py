@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from a2a.helpers import get_artifact_text
 from a2a.server.agent_execution import RequestContext
@@ -20,7 +21,8 @@ from accord import Client
 from accord.auth import ApiKey, Security
 from accord.client import ApiKey as ApiKeyCredential
 from accord.client import Credentials
-from accord.errors import TaskNotFound, Unauthenticated
+from accord.errors import InternalError, TaskNotFound, Unauthenticated
+from accord.gateway.routing import routed
 from accord.types import (
     Message,
     Role,
@@ -239,3 +241,35 @@ async def test_the_official_client_through_the_gateway_to_a_0_3_agent(
     assert {e.status_update.task_id for e in events[1::2]} == {task_id}
     assert get_artifact_text(events[2].artifact_update.artifact) == "hello"
     assert events[3].status_update.status.state == SdkTaskState.TASK_STATE_COMPLETED
+
+
+async def test_several_upstreams_each_at_its_prefix_health_checked(
+    fasta2a_url: str,  # noqa: F811  (the fixture imported above)
+) -> None:
+    with official_server(OfficialEcho()) as official:
+        official.list_interface("HTTP+JSON", "1.0")
+        agents = {"official": accord.gateway(official.url), "fast": accord.gateway(fasta2a_url)}
+        with serve_app(routed(agents)) as url:
+            for prefix, binding in (("official", "JSONRPC"), ("fast", "HTTP+JSON")):
+                async with Client(f"{url}/{prefix}", transport=binding, version="0.3") as client:
+                    card = await client.get_card()
+                    task = await client.send(user(f"hello {prefix}"))
+                assert card.name == agents[prefix].name
+                assert client.interface is not None
+                assert client.interface.url.startswith(f"{url}/{prefix}")
+                assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+                assert [a.text for a in task.artifacts or ()] == [f"hello {prefix}"]
+            async with httpx.AsyncClient() as http:
+                healthy = await http.get(f"{url}/health")
+    assert healthy.status_code == 200, healthy.text
+    assert healthy.json()["upstreams"]["official"] == {"url": official.url, "up": True}
+    with serve_app(routed(agents)) as url:  # the official upstream is down now
+        async with httpx.AsyncClient() as http:
+            unhealthy = await http.get(f"{url}/health")
+        async with Client(f"{url}/official", version="1.0") as client:
+            with pytest.raises(InternalError, match="cannot be reached"):
+                await client.send(user("anyone there?"))
+    assert unhealthy.status_code == 503
+    down = unhealthy.json()["upstreams"]
+    assert down["official"]["up"] is False and "cannot be reached" in down["official"]["error"]
+    assert down["fast"]["up"] is True
