@@ -17,13 +17,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import accord
-from accord import Client
+from accord import AgentExecutor, Client
+from accord.agents import EventSink
 from accord.auth import ApiKey, Security
 from accord.client import ApiKey as ApiKeyCredential
 from accord.client import Credentials
 from accord.errors import InternalError, TaskNotFound, Unauthenticated
+from accord.extensions import Extension
 from accord.gateway.routing import routed
 from accord.types import (
+    DataPart,
     Message,
     Role,
     Task,
@@ -273,3 +276,47 @@ async def test_several_upstreams_each_at_its_prefix_health_checked(
     down = unhealthy.json()["upstreams"]
     assert down["official"]["up"] is False and "cannot be reached" in down["official"]["error"]
     assert down["fast"]["up"] is True
+
+
+class Marker(Extension):
+    uri = "https://example.com/extensions/marker/v1"
+    description = "Marks what the agent saw."
+
+
+class Reports(AgentExecutor):
+    """Answers with what reached it: the extensions the request activated, the message's
+    metadata and the request's."""
+
+    async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
+        assert context.call is not None
+        updater = accord.TaskUpdater(context, events)
+        await updater.start_work()
+        seen = {
+            "extensions": [e.uri for e in context.call.extensions],
+            "message": context.message.metadata,
+            "request": context.metadata,
+        }
+        await updater.add_artifact(DataPart(data=seen))
+        await updater.complete()
+
+
+@pytest.mark.parametrize("upstream_streams", [True, False], ids=["streaming", "not-streaming"])
+async def test_extensions_and_metadata_pass_through(upstream_streams: bool) -> None:
+    upstream = accord.Agent(
+        Reports(), name="Reporter", extensions=[Marker()], streaming=upstream_streams
+    )
+    with serve_app(upstream.app()) as upstream_url:
+        agent = accord.gateway(upstream_url)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            headers = {"A2A-Extensions": Marker.uri}
+            client = Client(url, transport="GRPC", version="1.0", headers=headers)
+            async with client:
+                card = await client.get_card()
+                message = user("what did you see?").model_copy(update={"metadata": {"m": 1}})
+                task = await client.send(message, metadata={"r": 2})
+    assert [e.uri for e in card.capabilities.extensions or ()] == [Marker.uri]
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+    [artifact] = task.artifacts or []
+    [part] = artifact.parts
+    assert isinstance(part, DataPart)
+    assert part.data == {"extensions": [Marker.uri], "message": {"m": 1}, "request": {"r": 2}}
