@@ -28,6 +28,7 @@ from accord.gateway.routing import routed
 from accord.types import (
     DataPart,
     Message,
+    PushNotificationConfig,
     Role,
     Task,
     TaskArtifactUpdateEvent,
@@ -42,6 +43,7 @@ from test_interop_fasta2a import fasta2a_url  # noqa: F401  (a fixture)
 from test_interop_official_client import kind, official_client
 from test_interop_official_client import request as sdk_request
 from test_interop_official_server import OfficialEcho, OfficialServer, official_server
+from webhooks import LOOPBACK, NotificationHook, receiving
 
 EVERY_CLIENT = [
     ("JSONRPC", "1.0"),
@@ -320,3 +322,25 @@ async def test_extensions_and_metadata_pass_through(upstream_streams: bool) -> N
     [part] = artifact.parts
     assert isinstance(part, DataPart)
     assert part.data == {"extensions": [Marker.uri], "message": {"m": 1}, "request": {"r": 2}}
+
+
+async def test_push_notifications_from_the_gateway_for_an_upstream_without(
+    echo: OfficialEcho,
+) -> None:
+    hook = NotificationHook()
+    with official_server(echo) as upstream, receiving(hook) as hook_url:
+        upstream.card.capabilities.push_notifications = False
+        upstream.list_interface("JSONRPC", "0.3")
+        agent = accord.gateway(upstream.url)
+        config = accord.ServerConfig(push_allow=LOOPBACK)
+        with serve_app(agent.app(config=config)) as url:
+            async with Client(url, version="0.3") as client:
+                card = await client.get_card()
+                push = PushNotificationConfig(url=hook_url, token="t0k3n")
+                task = await client.send(user("notify me"), push=push)
+                await hook.reached("completed").wait()
+    assert card.capabilities.push_notifications
+    assert isinstance(task, Task)
+    assert hook.versions() == {"0.3"}
+    assert all(body["id"] == task.id for _, body in hook.calls)
+    assert all(headers["x-a2a-notification-token"] == "t0k3n" for headers, _ in hook.calls)
