@@ -11,6 +11,8 @@ from accord.errors import InternalError, InvalidAgentResponse
 from accord.gateway.upstream import Upstream, UpstreamCall
 from accord.types import MessageSendParams, StreamEvent, Task, TaskStatus
 
+DRAIN_TIMEOUT = 1.0
+"""How long the end of an upstream stream is waited for once the task settled (seconds)."""
 POLL_INTERVAL = 0.5
 """How often a task of an upstream that cannot stream is asked for until it settles."""
 
@@ -67,10 +69,17 @@ class GatewayExecutor(AgentExecutor):
         await self._send(context, events, task)
 
     async def _relay(self, call: UpstreamCall, context: RequestContext, events: EventSink) -> None:
-        async for event in call.events(self.upstream.url):
+        relayed = call.events(self.upstream.url)
+        async for event in relayed:
             await self._send(context, events, event)
             if settled(context):
-                return
+                break
+        # Read to the stream's end, which follows at once: its connection is then kept for
+        # the next call rather than closed (a stream that stays open is let go of).
+        with suppress(TimeoutError, InternalError):
+            async with asyncio.timeout(DRAIN_TIMEOUT):
+                async for _ in relayed:
+                    pass
 
     async def _send(self, context: RequestContext, events: EventSink, event: StreamEvent) -> None:
         """Relay one upstream event, unless the gateway's task ended meanwhile (a cancel
