@@ -37,7 +37,12 @@ class GatewayExecutor(AgentExecutor):
         self.poll_interval = poll_interval
 
     async def name_task(self, params: MessageSendParams, call: CallContext | None) -> NamedTask:
-        """The message goes to the upstream now: the task is named after the upstream's."""
+        """The message goes to the upstream now: the task is named after the upstream's. A
+        task id the message names here is one a 0.1 client chose for a new task, which no
+        upstream of another version would know: the upstream names the task."""
+        if params.message.task_id is not None:
+            message = params.message.model_copy(update={"task_id": None})
+            params = params.model_copy(update={"message": message})
         opened = await self.upstream.open(params, call)
         return NamedTask(opened.task_id, opened.context_id, opened)
 
