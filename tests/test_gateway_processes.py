@@ -18,12 +18,14 @@ from accord.types import (
     Message,
     Role,
     Task,
+    TaskArtifactUpdateEvent,
     TaskState,
     TaskStatusUpdateEvent,
     TextPart,
     new_id,
 )
 from agents_for_tests import SAFETY_TIMEOUT
+from js_peer import js_server
 from live_server import serve_app
 from served_process import STARTUP_TIMEOUT, TESTS_DIR, accord_serve, free_port
 
@@ -123,3 +125,30 @@ async def test_callers_resubscribe_after_the_gateway_restarts(tmp_path: Path) ->
     assert stored.status.state is TaskState.COMPLETED
     assert [a.text for a in stored.artifacts or ()] == [f"hold {release}"]
     assert (stored.id, stored.context_id) == (task.id, task.context_id)
+
+
+async def test_the_js_sdk_server_behind_the_gateway() -> None:
+    """The official JS SDK's server as the upstream; accord's 1.0 gRPC and 0.3 HTTP+JSON
+    clients through the gateway, a task that asks for input answered through it too."""
+    async with js_server() as js_url:
+        agent = accord.gateway(js_url)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            for transport, version in (("GRPC", "1.0"), ("HTTP+JSON", "0.3")):
+                async with Client(url, transport=transport, version=version) as client:
+                    task = await client.send("hello")
+                    events = [event async for event in client.stream("hello")]
+                    asked = await client.send("ask me")
+                assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+                assert [a.text for a in task.artifacts or ()] == ["hello"]
+                assert [type(e) for e in events] == [
+                    Task,
+                    TaskStatusUpdateEvent,
+                    TaskArtifactUpdateEvent,
+                    TaskStatusUpdateEvent,
+                ]
+                assert isinstance(asked, Task)
+                assert asked.status.state is TaskState.INPUT_REQUIRED
+            async with Client(js_url) as direct:
+                theirs = await direct.get_task(asked.id)
+    assert theirs.status.state is TaskState.INPUT_REQUIRED
+    assert theirs.context_id == asked.context_id
