@@ -350,3 +350,21 @@ async def test_push_notifications_from_the_gateway_for_an_upstream_without(
     assert hook.versions() == {"0.3"}
     assert all(body["id"] == task.id for _, body in hook.calls)
     assert all(headers["x-a2a-notification-token"] == "t0k3n" for headers, _ in hook.calls)
+
+
+async def test_the_upstream_is_called_with_the_gateways_own_credentials() -> None:
+    """Its refusal of them is the gateway's trouble, not the caller's: an internal error
+    naming it, never the upstream's 401 passed on as if the caller had failed."""
+    upstream = accord.Agent(
+        Reports(), name="Guarded", security=Security(ApiKey(keys={"gw-key": "gateway"}))
+    )
+    with serve_app(upstream.app()) as upstream_url:
+        keyed = accord.gateway(upstream_url, credentials=Credentials(ApiKeyCredential("gw-key")))
+        keyless = accord.gateway(upstream_url)
+        with serve_app(keyed.app()) as url, serve_app(keyless.app()) as keyless_url:
+            async with Client(url, version="1.0") as client:
+                task = await client.send(user("hello"))
+            async with Client(keyless_url, version="1.0") as client:
+                with pytest.raises(InternalError, match="refused the gateway's credentials"):
+                    await client.send(user("hello"))
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
