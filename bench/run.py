@@ -3,7 +3,8 @@
 Every measurement gets a fresh server pinned to CPU 0; wrk and the Python clients run on CPU 1.
 Writes bench/results/latest.json, the generated part of docs/benchmarks.md and docs/benchmarks.png.
 `--quick` runs short, smaller cases as a smoke test and leaves the docs alone; `--only PART`
-(send, card, streaming, memory, store, long_stream) runs one part alone, docs untouched too.
+(send, card, streaming, memory, store, long_stream, gateway) runs one part alone, docs
+untouched too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gateway
 from common import (
     ACCORD_CHUNKS,
     ACCORD_MESSAGE,
@@ -199,6 +201,12 @@ def bench_long_stream(s: Settings) -> list[dict[str, Any]]:
     return rows
 
 
+def bench_gateway(s: Settings) -> list[dict[str, Any]]:
+    """The latency `accord gateway` adds in front of the official SDK's 0.3 agent."""
+    log("gateway: direct and through accord gateway, sequential sends")
+    return gateway.measure(requests=200 if s.quick else 1000, rounds=1 if s.quick else 3)
+
+
 BENCHES = {
     "send": bench_send,
     "card": bench_card,
@@ -206,6 +214,7 @@ BENCHES = {
     "memory": bench_memory,
     "store": bench_store,
     "long_stream": bench_long_stream,
+    "gateway": bench_gateway,
 }
 
 
