@@ -5,6 +5,7 @@ an upstream gone mid-stream, auth refused at the gateway."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -15,11 +16,13 @@ from a2a.server.events import EventQueue
 from a2a.types import TaskState as SdkTaskState
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 import accord
 from accord import AgentExecutor, Client
 from accord.agents import EventSink
 from accord.auth import ApiKey, Security
+from accord.cli.main import app
 from accord.client import ApiKey as ApiKeyCredential
 from accord.client import Credentials
 from accord.errors import InternalError, TaskNotFound, Unauthenticated
@@ -368,3 +371,17 @@ async def test_the_upstream_is_called_with_the_gateways_own_credentials() -> Non
                 with pytest.raises(InternalError, match="refused the gateway's credentials"):
                     await client.send(user("hello"))
     assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+
+
+def test_the_gateway_command_says_when_it_cannot_read_the_upstreams_card() -> None:
+    result = CliRunner().invoke(app, ["gateway", "http://127.0.0.1:9/", "--port", "8000"])
+    assert result.exit_code == 2, result.output
+    assert "cannot read the card of http://127.0.0.1:9/" in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_the_gateway_command_takes_every_option_of_serve() -> None:
+    serve_help = CliRunner().invoke(app, ["serve", "--help"]).output
+    gateway_help = CliRunner().invoke(app, ["gateway", "--help"]).output
+    options = set(re.findall(r"--[a-z][a-z-]*", serve_help))
+    assert len(options) > 30 and options <= set(re.findall(r"--[a-z][a-z-]*", gateway_help))
