@@ -38,8 +38,9 @@ class GatewayExecutor(AgentExecutor):
 
     async def name_task(self, params: MessageSendParams, call: CallContext | None) -> NamedTask:
         """The message goes to the upstream now: the task is named after the upstream's. A
-        task id the message names here is one a 0.1 client chose for a new task, which no
-        upstream of another version would know: the upstream names the task."""
+        task id the message names here is one its client chose for a new task (the first
+        versions of the protocol let clients choose), which the upstream would not know: the
+        upstream names the task."""
         if params.message.task_id is not None:
             message = params.message.model_copy(update={"task_id": None})
             params = params.model_copy(update={"message": message})

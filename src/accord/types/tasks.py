@@ -74,7 +74,7 @@ class TaskStatus(A2AModel):
     @classmethod
     def _in_utc(cls, value: str | None) -> str | None:
         """A time without an offset (some implementations write local times so) read as
-        UTC, written with its `Z`: ProtoJSON (1.0, gRPC) has no way to say a time without."""
+        UTC, written with its `Z`: ProtoJSON (and so gRPC) cannot carry a time without."""
         if value is None or value.endswith(("Z", "z")) or _OFFSET.search(value):
             return value
         try:
