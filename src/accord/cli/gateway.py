@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+import accord
 from accord.cli import serve as serving
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.server_commands import serve, served_as
@@ -28,10 +29,8 @@ def gateway(upstream: str, **options: Any) -> None:
     store too, so callers resubscribe with replay. Every option of `accord serve` applies;
     tasks live in ./.accord/NAME gateway.db unless --store says otherwise.
     """
-    from accord.gateway import gateway as gateway_of
-
     try:
-        agent = gateway_of(upstream)
+        agent = accord.gateway(upstream)
     except (A2AError, A2AClientError) as exc:
         raise BadArgument(f"cannot read the card of {upstream}: {exc}") from None
     options["store_agent"] = options["store_agent"] or f"{agent.name} gateway"
