@@ -36,10 +36,10 @@ ALLOWED: dict[str, set[str]] = {
     "server": CORE
     | {"extensions", "agents", "codecs", "store", "runtime", "grpc", "keys", "auth", "web"},
     "client": CORE | {"codecs", "grpc", "keys"},
-    "gateway": CORE | {"agents", "client", "extensions"},  # an Agent whose executor is a Client
     "accord": {"errors", "agents", "client", "server"},  # `accord.X`, each loaded on first use
     "samples": CORE | {"accord", "extensions", "agents", "language"},
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
+    "gateway": CORE | {"agents", "client", "extensions"},  # an Agent whose executor is a Client
     "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
     "cli": CORE | {"accord", "extensions", "agents", "codecs", "store", "keys", "push", "auth",
                    "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
