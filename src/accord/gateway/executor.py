@@ -7,7 +7,7 @@ from contextlib import suppress
 
 from accord.agents import AgentExecutor, EventSink, NamedTask, RequestContext
 from accord.core.call_context import CallContext
-from accord.errors import InternalError, InvalidAgentResponse
+from accord.errors import A2AError, InternalError, InvalidAgentResponse
 from accord.gateway.upstream import Upstream, UpstreamCall
 from accord.types import MessageSendParams, StreamEvent, Task, TaskStatus
 
@@ -111,8 +111,8 @@ class GatewayExecutor(AgentExecutor):
         while not settled(context):
             try:
                 again = await self.upstream.follow(context.task_id)
-            except InternalError:
-                again = None  # asked for below, which says why it cannot be
+            except A2AError:  # unreachable, or no stream of a task that ended meanwhile
+                again = None  # asked for below, which says which
             if again is not None:
                 async with again:
                     with suppress(InternalError):  # broke off too: the task is asked for
