@@ -306,6 +306,11 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str]]:
             checks.append(_check(name, rate >= floor_rate, f"{rate:,.0f}/s"))
         else:
             checks.append(_check(name, None, row["status"] if row else "not measured"))
+    for row in results.get("gateway", []):
+        if "added_p50_ms" in row:
+            name = f"the gateway adds < 1 ms p50 ({row['way'].partition(', ')[2]})"
+            added = row["added_p50_ms"]
+            checks.append(_check(name, added < 1, f"{added:+.2f} ms"))
     return checks
 
 

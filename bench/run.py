@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gateway
 from common import (
     ACCORD_CHUNKS,
     ACCORD_CHUNKS_SQLITE,
@@ -295,6 +296,15 @@ def machine() -> dict[str, str]:
         + _output(["sh", "-c", "wrk --version 2>&1 | head -1 | cut -d' ' -f1-2"]),
         "commit": _output(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]) + dirty,
     }
+
+
+def bench_gateway(s: Settings) -> list[dict[str, Any]]:
+    """The latency `accord gateway` adds in front of the official SDK's 0.3 agent."""
+    log("gateway: direct and through accord gateway, sequential sends")
+    return gateway.measure(requests=200 if s.quick else 1000, rounds=1 if s.quick else 3)
+
+
+BENCHES["gateway"] = bench_gateway
 
 
 def main() -> None:

@@ -129,14 +129,14 @@ class ServedProcess:
             self.stderr.append(line)
 
 
-def _launch(args: Sequence[str], cwd: Path | None) -> ServedProcess:
+def _launch(args: Sequence[str], cwd: Path | None, command: str = "serve") -> ServedProcess:
     port = free_port()
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS_DIR), os.environ.get("PYTHONPATH")])),
     }
     process = subprocess.Popen(
-        accord_command("serve", *args, "--port", str(port)),
+        accord_command(command, *args, "--port", str(port)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -149,7 +149,7 @@ def _launch(args: Sequence[str], cwd: Path | None) -> ServedProcess:
 
 @contextmanager
 def accord_servers(
-    *commands: Sequence[str], cwd: Path | None = None
+    *commands: Sequence[str], cwd: Path | None = None, command: str = "serve"
 ) -> Iterator[list[ServedProcess]]:
     """One `accord serve ARGS --port P` per ARGS in `commands`, started and stopped together.
 
@@ -159,7 +159,7 @@ def accord_servers(
     servers: list[ServedProcess] = []
     try:
         for args in commands:
-            servers.append(_launch(args, cwd))
+            servers.append(_launch(args, cwd, command))
         for served in servers:
             served._wait_until_listening()
         yield servers
@@ -172,7 +172,10 @@ def accord_servers(
 
 
 @contextmanager
-def accord_serve(*args: str, cwd: Path | None = None) -> Iterator[ServedProcess]:
-    """`accord serve ARGS` on a free port until the block ends (see `accord_servers`)."""
-    with accord_servers(args, cwd=cwd) as (served,):
+def accord_serve(
+    *args: str, cwd: Path | None = None, command: str = "serve"
+) -> Iterator[ServedProcess]:
+    """`accord serve ARGS` (or another `command` serving an agent) on a free port until the
+    block ends (see `accord_servers`)."""
+    with accord_servers(args, cwd=cwd, command=command) as (served,):
         yield served

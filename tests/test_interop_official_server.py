@@ -75,10 +75,14 @@ class OfficialEcho(AgentExecutor):
         updater = TaskUpdater(event_queue=event_queue, task_id=task.id, context_id=task.context_id)
         await updater.start_work()
         if text.startswith("hold"):
-            self.holding.open()
-            await self.release.wait(timeout=None)
+            await self.hold(text)
         await updater.add_artifact(parts=[Part(text=text)])
         await updater.complete()
+
+    async def hold(self, text: str) -> None:
+        """Work on a `hold ...` task until `release` opens."""
+        self.holding.open()
+        await self.release.wait(timeout=None)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         task = context.current_task

@@ -40,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "accord": {"errors", "agents", "client", "server"},  # `accord.X`, each loaded on first use
     "samples": CORE | {"accord", "extensions", "agents", "language", "mcp"},
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
+    "gateway": CORE | {"agents", "client", "extensions"},  # an Agent whose executor is a Client
     "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
     "mcp": CORE | {"accord", "agents", "client"},  # A2A agents as MCP tools, MCP tools for agents
     "observability": CORE | {"accord", "agents", "codecs", "runtime", "server", "client"},

@@ -67,8 +67,13 @@ class ChunksExecutor(AgentExecutor):
         raise NotImplementedError("cancel is not supported")
 
 
-def build_app(executor: AgentExecutor, name: str) -> Starlette:
-    """A Starlette app serving `executor` over JSON-RPC (1.0, and 0.3 in compat mode)."""
+def build_app(
+    executor: AgentExecutor,
+    name: str,
+    interface: AgentInterface | None = None,
+) -> Starlette:
+    """A Starlette app serving `executor` over JSON-RPC (1.0, and 0.3 in compat mode); its
+    card lists `interface` (by default a JSON-RPC one of no version, at port 9999)."""
     skill = AgentSkill(
         id="echo",
         name="Echo",
@@ -85,7 +90,7 @@ def build_app(executor: AgentExecutor, name: str) -> Starlette:
         default_output_modes=["text/plain"],
         capabilities=AgentCapabilities(streaming=True),
         supported_interfaces=[
-            AgentInterface(protocol_binding="JSONRPC", url="http://127.0.0.1:9999")
+            interface or AgentInterface(protocol_binding="JSONRPC", url="http://127.0.0.1:9999")
         ],
         skills=[skill],
     )

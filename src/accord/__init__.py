@@ -42,10 +42,13 @@ __all__ = [
     "__version__",
     "agent",
     "create_app",
+    "gateway",
 ]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "gateway":  # a package, called as a function (`accord.gateway(url)`)
+        return import_module("accord.gateway")
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'accord' has no attribute {name!r}")

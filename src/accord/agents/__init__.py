@@ -3,7 +3,7 @@
 from accord.agents.agent import Agent
 from accord.agents.context import RequestContext
 from accord.agents.decorator import FunctionExecutor, agent
-from accord.agents.executor import AgentEvent, AgentExecutor, EventSink
+from accord.agents.executor import AgentEvent, AgentExecutor, EventSink, NamedTask
 from accord.agents.updater import Content, TaskUpdater, to_parts
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "Content",
     "EventSink",
     "FunctionExecutor",
+    "NamedTask",
     "RequestContext",
     "TaskUpdater",
     "agent",

@@ -28,6 +28,8 @@ class RequestContext:
     metadata: Metadata = field(default_factory=dict)
     call: CallContext | None = None
     task_owner: Principal | None = None
+    prepared: object = None
+    """What the executor's `name_task` prepared for this run (None when it prepared nothing)."""
 
     @property
     def text(self) -> str:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Protocol
 
 from accord.agents.context import RequestContext
-from accord.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+from accord.core.call_context import CallContext
+from accord.types import (
+    Message,
+    MessageSendParams,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
+)
 
 AgentEvent = Message | Task | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 """What an executor may emit: a reply Message, or Task state and its changes."""
@@ -18,6 +26,17 @@ class EventSink(Protocol):
     async def send(self, event: AgentEvent) -> None:
         """Apply one event (raises if the event is illegal for the task's current state)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class NamedTask:
+    """The ids an agent gives the task a message starts (`AgentExecutor.name_task`): None for
+    one the runtime makes; `prepared` is the agent's own, handed to its run as
+    `RequestContext.prepared`."""
+
+    task_id: str | None = None
+    context_id: str | None = None
+    prepared: object = None
 
 
 class AgentExecutor(ABC):
@@ -32,6 +51,12 @@ class AgentExecutor(ABC):
     """
 
     restartable: bool = False
+
+    async def name_task(self, params: MessageSendParams, call: CallContext | None) -> NamedTask:
+        """The ids of the task a message starts, asked before the run starts; by default the
+        runtime makes them. An agent whose tasks are named elsewhere (a gateway: by the agent
+        it relays to) answers with those; an A2AError it raises is the caller's answer."""
+        return NamedTask()
 
     @abstractmethod
     async def execute(self, context: RequestContext, events: EventSink) -> None:

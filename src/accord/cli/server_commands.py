@@ -22,6 +22,7 @@ from accord.cli.workers import worker_count
 from accord.keys import DEFAULT_KEYS_DIR
 from accord.runtime import DEFAULT_BUS_URL
 from accord.runtime.replicas import HANDOVER_TIMEOUT
+from accord.server.config import ServerConfig
 from accord.server.http_limits import HttpLimits
 from accord.store import Retention
 from accord.store.retention import (
@@ -120,7 +121,50 @@ def serve(
     request, so it answers only the Host names --allowed-host gives (by default its
     loopback names at --port, and --host).
     """
+    options = dict(locals())
+    del options["target"]
+    serving.run(target, *served_as(**options))
 
+
+def served_as(
+    *,
+    host: str,
+    port: int,
+    log_level: str,
+    store: StoreUrl,
+    store_agent: serve_options.StoreAgentOption,
+    task_ttl: serve_options.TaskTtlOption,
+    event_ttl: serve_options.EventTtlOption,
+    max_task_events: serve_options.MaxTaskEventsOption,
+    cleanup_interval: serve_options.CleanupIntervalOption,
+    store_pool: serve_options.StorePoolOption,
+    bus: serve_options.BusOption,
+    runner_ttl: serve_options.RunnerTtlOption,
+    handover_timeout: serve_options.HandoverTimeoutOption,
+    graceful_timeout: serve_options.GracefulTimeoutOption,
+    grpc_port: serve_options.GrpcPortOption,
+    tls_cert: serve_options.TlsCert,
+    tls_key: serve_options.TlsKey,
+    tls_client_ca: serve_options.TlsClientCa,
+    rate_limit: serve_options.RateLimitOption,
+    max_streams: serve_options.MaxStreams,
+    max_active_tasks: serve_options.MaxActiveTasks,
+    request_timeout: serve_options.RequestTimeoutOption,
+    max_connections: serve_options.MaxConnectionsOption,
+    header_timeout: serve_options.HeaderTimeoutOption,
+    body_timeout: serve_options.BodyTimeoutOption,
+    debug: serve_options.DebugOption,
+    keys: KeysDirOption,
+    push_allow: PushAllowOption,
+    public_url: serve_options.PublicUrlOption,
+    allowed_host: serve_options.AllowedHostOption,
+    push_tries: PushTries,
+    push_backoff: PushBackoff,
+    push_backoff_max: PushBackoffMax,
+    push_deadline: PushDeadline,
+) -> tuple[serving.ServeSettings, ServerConfig]:
+    """The process's settings and the app's config that `accord serve`'s options say (every
+    command serving an agent takes them: `accord gateway` too)."""
     interval = storage.parse_duration("--cleanup-interval", cleanup_interval)
     config = serve_options.server_config(
         public_url=public_url,
@@ -162,7 +206,7 @@ def serve(
             metrics, metrics_port, audit_log, log_format
         ),
     )
-    serving.run(target, settings, config)
+    return settings, config
 
 
 def _seconds(option: str, text: str) -> float:

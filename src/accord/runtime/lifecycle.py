@@ -16,7 +16,7 @@ from accord.errors import A2AError, InternalError, InvalidAgentResponse
 from accord.runtime.bus import EventBus
 from accord.runtime.runs import Run, Runs
 from accord.runtime.staging import Staging
-from accord.runtime.state_machine import apply_event, is_final, new_task
+from accord.runtime.state_machine import IllegalTaskEvent, apply_event, is_final, new_task
 from accord.store import LostTaskError
 from accord.types import (
     Message,
@@ -82,10 +82,13 @@ class RunLifecycle:
                 if isinstance(event, Message):
                     await self._reply(run, event, payload)
                     return
+                if isinstance(event, Task) and event.id != run.task_id:
+                    raise IllegalTaskEvent(f"task {event.id!r} sent in place of {run.task_id!r}")
                 run.task = new_task(run.task_id, run.context.context_id, run.context.message)
                 run.context.task = run.task
                 self.staging.claim_new(run)
-                await self.staging.record(run, run.task, final=False)
+                if not isinstance(event, Task):  # a first snapshot is the task as created
+                    await self.staging.record(run, run.task, final=False)
             change = apply_event(run.task, event)
             final = isinstance(change, TaskStatusUpdateEvent | Task) and is_final(
                 change.status.state

@@ -12,7 +12,7 @@ from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import TASK_SNAPSHOTS, PushTarget
 from accord.core.query import RUNNING_STATES
 from accord.core.records import EventRecord
-from accord.errors import InvalidParams, TaskNotFound, UnsupportedOperation
+from accord.errors import InvalidAgentResponse, InvalidParams, TaskNotFound, UnsupportedOperation
 from accord.runtime.bus import EventBus, InProcessEventBus
 from accord.runtime.delivery import DeliveryWorker
 from accord.runtime.follow import Execution, Follower
@@ -135,12 +135,13 @@ class TaskRuntime:
             await self._resumable(message, owner, create_if_missing) if message.task_id else None
         )
         task, seq = found or (None, 0)
+        prepared: object = None
         if task is not None:
             task_id, context_id = task.id, task.context_id
         else:
             if message.context_id:
                 await self._check_context(message.context_id, owner)
-            task_id, context_id = message.task_id or new_id(), message.context_id or new_id()
+            task_id, context_id, prepared = await self._named(params, call, owner)
         if message.task_id != task_id or message.context_id != context_id:
             message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
         context = RequestContext(
@@ -151,6 +152,7 @@ class TaskRuntime:
             configuration=params.configuration,
             metadata=params.metadata or {},
             call=call,
+            prepared=prepared,
         )
         if task_id in self._runs:  # another message for this task got in while we awaited
             raise UnsupportedOperation(f"task {task_id} is already handling another message")
@@ -211,6 +213,24 @@ class TaskRuntime:
                 f" {task.context_id!r}"
             )
         return task, stored.seq
+
+    async def _named(
+        self, params: MessageSendParams, call: CallContext | None, owner: str
+    ) -> tuple[str, str, object]:
+        """The ids of the task a message starts (the agent's, when it names its tasks, else
+        the message's or new ones) and what the agent prepared for its run."""
+        message = params.message
+        named = await self.executor.name_task(params, call)
+        context_id = named.context_id or message.context_id or new_id()
+        if named.context_id not in (None, message.context_id):
+            await self._check_context(context_id, owner)
+        if named.task_id is None:
+            return message.task_id or new_id(), context_id, named.prepared
+        if named.task_id in self._runs or await self.store.get(named.task_id) is not None:
+            raise InvalidAgentResponse(
+                f"the agent named its new task {named.task_id!r}, a task that exists already"
+            )
+        return named.task_id, context_id, named.prepared
 
     async def _check_context(self, context_id: str, owner: str) -> None:
         """Refuse a new task in a context whose tasks another caller owns."""

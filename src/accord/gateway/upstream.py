@@ -1,0 +1,184 @@
+"""The agent behind a gateway: its card, and accord's client to it, one per set of extensions."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import AsyncExitStack, contextmanager
+
+from accord.client import Client
+from accord.client.credentials import Credential, Credentials
+from accord.core.call_context import CallContext
+from accord.errors import A2AClientError, A2AError, InternalError, PermissionDenied, Unauthenticated
+from accord.extensions.negotiation import REQUEST_HEADERS, requested_extensions
+from accord.types import AgentCard, Message, MessageSendParams, StreamEvent, Task
+
+CLIENTS_KEPT = 16
+"""Clients kept open, one per set of extensions callers activate (most activate none)."""
+
+
+class Upstream:
+    """The upstream agent: calls go in the version and binding its card offers first that
+    accord speaks (or `transport` and `version`), with the gateway's own `credentials`.
+
+    Each call activates at the upstream the extensions of the upstream's card that the caller
+    asked the gateway for (its `A2A-Extensions` header); a client per such set is kept.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        card: AgentCard,
+        *,
+        credentials: Credentials | Sequence[Credential] | None = None,
+        transport: str | None = None,
+        version: str | None = None,
+    ) -> None:
+        self.url = url
+        self.card = card
+        self.credentials = credentials
+        self.wanted = (transport, version)
+        self.extensions = frozenset(e.uri for e in card.capabilities.extensions or ())
+        self._clients: dict[tuple[str, ...], Client] = {}
+
+    @property
+    def streams(self) -> bool:
+        return bool(self.card.capabilities.streaming)
+
+    def client(self, call: CallContext | None) -> Client:
+        """The client for a call: activating the upstream's extensions the caller asked for."""
+        asked = requested_extensions(call.headers) if call is not None else []
+        uris = tuple(uri for uri in asked if uri in self.extensions)
+        client = self._clients.get(uris)
+        if client is None and len(self._clients) >= CLIENTS_KEPT:
+            uris = ()  # more combinations than kept: a rare caller's go unactivated
+            client = self._clients.get(uris)
+        if client is None:
+            client = Client(
+                self.url,
+                card=self.card,
+                credentials=self.credentials,
+                transport=self.wanted[0],
+                version=self.wanted[1],
+                headers=extension_headers(uris),
+            )
+            self._clients[uris] = client
+        return client
+
+    async def open(self, params: MessageSendParams, call: CallContext | None) -> UpstreamCall:
+        """Send the caller's message on (streamed when the upstream streams): the call, its
+        first event read (so the task's ids are known)."""
+        client = self.client(call)
+        configuration = params.configuration
+        modes = configuration.accepted_output_modes if configuration else None
+        stack = AsyncExitStack()
+        try:
+            with upstream_errors(self.url):
+                if not self.streams:
+                    reply = await client.send(
+                        params.message, accepted_output_modes=modes, metadata=params.metadata
+                    )
+                    return UpstreamCall(reply, None, stack)
+                events = await stack.enter_async_context(
+                    client.stream(
+                        params.message, accepted_output_modes=modes, metadata=params.metadata
+                    )
+                )
+                first = await anext(events, None)
+            if first is None:
+                raise InternalError(f"the agent at {self.url} ended its stream without answering")
+            return UpstreamCall(first, events, stack)
+        except BaseException:
+            await stack.aclose()
+            raise
+
+    async def get_task(self, task_id: str) -> Task:
+        with upstream_errors(self.url):
+            return await self.client(None).get_task(task_id)
+
+    async def cancel_task(self, task_id: str) -> Task:
+        with upstream_errors(self.url):
+            return await self.client(None).cancel_task(task_id)
+
+    async def follow(self, task_id: str) -> UpstreamCall | None:
+        """Follow an upstream task again (None when the upstream does not stream)."""
+        if not self.streams:
+            return None
+        stack = AsyncExitStack()
+        try:
+            with upstream_errors(self.url):
+                events = await stack.enter_async_context(self.client(None).resubscribe(task_id))
+                first = await anext(events, None)
+        except BaseException:
+            await stack.aclose()
+            raise
+        if first is None:
+            await stack.aclose()
+            return None
+        return UpstreamCall(first, events, stack)
+
+    async def aclose(self) -> None:
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
+
+
+class UpstreamCall:
+    """One call to the upstream: its first event, already read, then the rest of its stream
+    (none for a plain send). Close it (`async with`) to release the connection."""
+
+    def __init__(
+        self, first: StreamEvent, rest: AsyncIterator[StreamEvent] | None, stack: AsyncExitStack
+    ) -> None:
+        self.first = first
+        self.rest = rest
+        self._stack = stack
+
+    @property
+    def task_id(self) -> str | None:
+        """The upstream task it answers with (None: a message reply)."""
+        if isinstance(self.first, Message):
+            return None
+        return self.first.id if isinstance(self.first, Task) else self.first.task_id
+
+    @property
+    def context_id(self) -> str | None:
+        return self.first.context_id
+
+    async def events(self, url: str) -> AsyncIterator[StreamEvent]:
+        """Every event of the call, the first one included."""
+        yield self.first
+        if self.rest is not None:
+            with upstream_errors(url):
+                async for event in self.rest:
+                    yield event
+
+    async def aclose(self) -> None:
+        await self._stack.aclose()
+
+    async def __aenter__(self) -> UpstreamCall:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+@contextmanager
+def upstream_errors(url: str) -> Iterator[None]:
+    """The upstream's A2A errors as they are, for the caller; what is the gateway's own
+    trouble with it (unreachable, its credentials refused, an answer it cannot read) as an
+    InternalError saying so."""
+    try:
+        yield
+    except (Unauthenticated, PermissionDenied) as exc:
+        raise InternalError(
+            f"the agent at {url} refused the gateway's credentials: {exc.message}"
+        ) from None
+    except A2AError:
+        raise
+    except A2AClientError as exc:
+        raise InternalError(f"the agent at {url} cannot be reached: {exc}") from None
+
+
+def extension_headers(uris: Sequence[str]) -> Mapping[str, str]:
+    """The headers activating `uris` at an agent of any version."""
+    return {name: ", ".join(uris) for name in REQUEST_HEADERS} if uris else {}

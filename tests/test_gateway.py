@@ -1,0 +1,387 @@
+"""accord's gateway in front of the official a2a-sdk's agents: every version and binding of
+accord's client through it, to an upstream speaking only 0.3 JSON-RPC or only 1.0 HTTP+JSON;
+ids, states and artifacts as the upstream sent them, its errors as its own, cancel relayed,
+an upstream gone mid-stream, auth refused at the gateway."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from a2a.helpers import get_artifact_text
+from a2a.server.agent_execution import RequestContext
+from a2a.server.events import EventQueue
+from a2a.types import TaskState as SdkTaskState
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import accord
+from accord import AgentExecutor, Client
+from accord.agents import EventSink
+from accord.auth import ApiKey, Security
+from accord.cli.main import app
+from accord.client import ApiKey as ApiKeyCredential
+from accord.client import Credentials
+from accord.errors import InternalError, TaskNotFound, Unauthenticated
+from accord.extensions import Extension
+from accord.gateway.routing import routed
+from accord.types import (
+    DataPart,
+    Message,
+    PushNotificationConfig,
+    Role,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+    new_id,
+)
+from live_server import serve_app
+from test_interop_fasta2a import fasta2a_url  # noqa: F401  (a fixture)
+from test_interop_official_client import kind, official_client
+from test_interop_official_client import request as sdk_request
+from test_interop_official_server import OfficialEcho, OfficialServer, official_server
+from webhooks import LOOPBACK, NotificationHook, receiving
+
+EVERY_CLIENT = [
+    ("JSONRPC", "1.0"),
+    ("HTTP+JSON", "1.0"),
+    ("GRPC", "1.0"),
+    ("JSONRPC", "0.3"),
+    ("HTTP+JSON", "0.3"),
+    ("GRPC", "0.3"),
+    ("JSONRPC", "0.1"),  # its client chooses the task's id: the upstream's is the task's
+]
+UPSTREAMS = [("JSONRPC", "0.3"), ("HTTP+JSON", "1.0")]
+
+
+def named(interface: tuple[str, str]) -> str:
+    return "-".join(interface)
+
+
+@pytest.fixture
+def echo() -> OfficialEcho:
+    return OfficialEcho()
+
+
+@pytest.fixture(params=UPSTREAMS, ids=named)
+def upstream(request: pytest.FixtureRequest, echo: OfficialEcho) -> Iterator[OfficialServer]:
+    """The official SDK's server, its card listing one interface only (the param)."""
+    with official_server(echo) as server:
+        server.list_interface(*request.param)
+        yield server
+
+
+@pytest.fixture
+def gateway_url(upstream: OfficialServer) -> Iterator[str]:
+    agent = accord.gateway(upstream.url)
+    with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+        yield url
+
+
+def user(text: str, **ids: str) -> Message:
+    return Message(message_id=new_id(), role=Role.USER, parts=[TextPart(text=text)], **ids)
+
+
+@pytest.mark.parametrize("caller", EVERY_CLIENT, ids=named)
+async def test_every_client_gets_the_upstreams_task(
+    gateway_url: str, upstream: OfficialServer, caller: tuple[str, str]
+) -> None:
+    async with Client(gateway_url, transport=caller[0], version=caller[1]) as client:
+        task = await client.send(user("hello"))
+    assert isinstance(task, Task), task
+    assert task.status.state is TaskState.COMPLETED
+    assert [a.text for a in task.artifacts or ()] == ["hello"]
+    async with Client(upstream.url) as direct:
+        theirs = await direct.get_task(task.id)
+    assert (theirs.id, theirs.context_id) == (task.id, task.context_id)
+    assert theirs.status.state is TaskState.COMPLETED
+
+
+@pytest.mark.parametrize("caller", EVERY_CLIENT, ids=named)
+async def test_every_client_streams_what_the_upstream_sent(
+    gateway_url: str, caller: tuple[str, str]
+) -> None:
+    message = user("streamed")
+    async with Client(gateway_url, transport=caller[0], version=caller[1]) as client:
+        async with client.stream(message) as stream:
+            events = [event async for event in stream]
+        first, *rest = events
+        # 0.1 streams carry no Task: its first status update stands for it.
+        assert isinstance(first, Task | TaskStatusUpdateEvent)
+        task_id = first.id if isinstance(first, Task) else first.task_id
+        stored = await client.get_task(task_id)
+    kinds = [type(event).__name__ for event in events]
+    states = [e.status.state for e in rest if isinstance(e, TaskStatusUpdateEvent)]
+    artifacts = [e.artifact.text for e in events if isinstance(e, TaskArtifactUpdateEvent)]
+    assert first.status.state is TaskState.SUBMITTED, kinds
+    assert isinstance(first, Task) or caller[1] == "0.1", kinds
+    assert states == [TaskState.WORKING, TaskState.COMPLETED], kinds
+    assert artifacts == ["streamed"]
+    assert stored.status.state is TaskState.COMPLETED
+    assert stored.history is not None and stored.history[0].text == "streamed"
+    if caller[1] != "0.1":  # 0.1 messages have no id: the server gives them one
+        assert stored.history[0].message_id == message.message_id
+
+
+async def test_a_reply_comes_back_as_a_message(gateway_url: str) -> None:
+    async with Client(gateway_url, version="1.0") as client:
+        reply = await client.send(user("reply please"))
+    assert isinstance(reply, Message) and reply.text == "reply please"
+
+
+async def test_upstream_errors_reach_the_caller_as_they_are(gateway_url: str) -> None:
+    async with Client(gateway_url, transport="HTTP+JSON", version="1.0") as client:
+        with pytest.raises(TaskNotFound):
+            await client.send(user("hello", task_id="no-such-task"))
+
+
+async def test_cancel_is_relayed(
+    gateway_url: str, upstream: OfficialServer, echo: OfficialEcho
+) -> None:
+    client = Client(gateway_url, transport="GRPC", version="1.0")
+    async with client, client.stream(user("hold on")) as stream:
+        task = await anext(stream)
+        await echo.holding.wait()
+        canceled = await client.cancel_task(task.id)
+        rest = [event async for event in stream]
+    assert canceled.status.state is TaskState.CANCELED
+    assert all(not isinstance(e, TaskArtifactUpdateEvent) for e in rest)
+    async with Client(upstream.url) as direct:
+        theirs = await direct.get_task(task.id)
+    assert theirs.status.state is TaskState.CANCELED
+
+
+class CountingEcho(OfficialEcho):
+    """The official echo, counting the messages that reach it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.executed = 0
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        self.executed += 1
+        await super().execute(context, event_queue)
+
+
+async def test_auth_is_refused_at_the_gateway_without_reaching_the_upstream() -> None:
+    echo = CountingEcho()
+    security = Security(ApiKey(keys={"secret": "team-a"}))
+    with official_server(echo) as upstream:
+        upstream.list_interface("JSONRPC", "0.3")
+        agent = accord.gateway(upstream.url, security=security)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            for transport in ("JSONRPC", "HTTP+JSON", "GRPC"):
+                async with Client(url, transport=transport, version="1.0") as client:
+                    with pytest.raises(Unauthenticated):
+                        await client.send(user("hello"))
+            assert echo.executed == 0
+            key = Credentials(ApiKeyCredential("secret"))
+            async with Client(url, credentials=key, transport="GRPC", version="1.0") as client:
+                task = await client.send(user("hello"))
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+    assert echo.executed == 1
+
+
+@pytest.mark.parametrize("caller", [("GRPC", "1.0"), ("JSONRPC", "0.3")], ids=named)
+async def test_a_fasta2a_agent_behind_the_gateway(
+    fasta2a_url: str,  # noqa: F811  (the fixture imported above)
+    caller: tuple[str, str],
+) -> None:
+    agent = accord.gateway(fasta2a_url)
+    with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+        async with Client(url, transport=caller[0], version=caller[1]) as client:
+            sent = await client.send(user("hello"))
+            async with client.stream(user("streamed")) as stream:
+                events = [event async for event in stream]
+    assert isinstance(sent, Task) and sent.status.state is TaskState.COMPLETED
+    assert [a.text for a in sent.artifacts or ()] == ["hello"]
+    async with Client(fasta2a_url) as direct:
+        theirs = await direct.get_task(sent.id)
+    assert theirs.context_id == sent.context_id
+    artifacts = [e.artifact.text for e in events if isinstance(e, TaskArtifactUpdateEvent)]
+    assert artifacts == ["streamed"]
+    last = events[-1]
+    assert isinstance(last, TaskStatusUpdateEvent) and last.status.state is TaskState.COMPLETED
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("2026-01-31T12:00:00.123456", "2026-01-31T12:00:00.123456Z"),
+        ("2026-01-31T12:00:00.123Z", "2026-01-31T12:00:00.123Z"),
+        ("2026-01-31T12:00:00+02:00", "2026-01-31T12:00:00+02:00"),
+        ("2026-01-31", "2026-01-31"),
+        ("yesterday", "yesterday"),
+    ],
+)
+def test_a_time_without_an_offset_is_read_as_utc(written: str, read: str) -> None:
+    """FastA2A writes local times without an offset; 1.0's ProtoJSON needs one."""
+    assert TaskStatus(state=TaskState.WORKING, timestamp=written).timestamp == read
+
+
+@given(st.text())
+def test_any_timestamp_is_kept_or_given_its_z(written: str) -> None:
+    read = TaskStatus(state=TaskState.WORKING, timestamp=written).timestamp
+    assert read in (written, written + "Z")
+
+
+@pytest.mark.parametrize(
+    "caller", [("GRPC", "1.0"), ("HTTP+JSON", "1.0"), ("JSONRPC", "0.3")], ids=named
+)
+async def test_the_official_client_through_the_gateway_to_a_0_3_agent(
+    echo: OfficialEcho, caller: tuple[str, str]
+) -> None:
+    """The official SDK on both ends: its 0.3 JSON-RPC agent, untouched, answers its 1.0
+    gRPC and HTTP+JSON clients through the gateway."""
+    with official_server(echo) as upstream:
+        upstream.list_interface("JSONRPC", "0.3")
+        agent = accord.gateway(upstream.url)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            async with official_client(url, caller) as client:
+                events = [e async for e in client.send_message(sdk_request("hello"))]
+    assert [kind(e) for e in events] == [
+        "task",
+        "status_update",
+        "artifact_update",
+        "status_update",
+    ]
+    task_id = events[0].task.id
+    assert {e.status_update.task_id for e in events[1::2]} == {task_id}
+    assert get_artifact_text(events[2].artifact_update.artifact) == "hello"
+    assert events[3].status_update.status.state == SdkTaskState.TASK_STATE_COMPLETED
+
+
+async def test_several_upstreams_each_at_its_prefix_health_checked(
+    fasta2a_url: str,  # noqa: F811  (the fixture imported above)
+) -> None:
+    with official_server(OfficialEcho()) as official:
+        official.list_interface("HTTP+JSON", "1.0")
+        agents = {"official": accord.gateway(official.url), "fast": accord.gateway(fasta2a_url)}
+        with serve_app(routed(agents)) as url:
+            for prefix, binding in (("official", "JSONRPC"), ("fast", "HTTP+JSON")):
+                async with Client(f"{url}/{prefix}", transport=binding, version="0.3") as client:
+                    card = await client.get_card()
+                    task = await client.send(user(f"hello {prefix}"))
+                assert card.name == agents[prefix].name
+                assert client.interface is not None
+                assert client.interface.url.startswith(f"{url}/{prefix}")
+                assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+                assert [a.text for a in task.artifacts or ()] == [f"hello {prefix}"]
+            async with httpx.AsyncClient() as http:
+                healthy = await http.get(f"{url}/health")
+    assert healthy.status_code == 200, healthy.text
+    assert healthy.json()["upstreams"]["official"] == {"url": official.url, "up": True}
+    with serve_app(routed(agents)) as url:  # the official upstream is down now
+        async with httpx.AsyncClient() as http:
+            unhealthy = await http.get(f"{url}/health")
+        async with Client(f"{url}/official", version="1.0") as client:
+            with pytest.raises(InternalError, match="cannot be reached"):
+                await client.send(user("anyone there?"))
+    assert unhealthy.status_code == 503
+    down = unhealthy.json()["upstreams"]
+    assert down["official"]["up"] is False and "cannot be reached" in down["official"]["error"]
+    assert down["fast"]["up"] is True
+
+
+class Marker(Extension):
+    uri = "https://example.com/extensions/marker/v1"
+    description = "Marks what the agent saw."
+
+
+class Reports(AgentExecutor):
+    """Answers with what reached it: the extensions the request activated, the message's
+    metadata and the request's."""
+
+    async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
+        assert context.call is not None
+        updater = accord.TaskUpdater(context, events)
+        await updater.start_work()
+        seen = {
+            "extensions": [e.uri for e in context.call.extensions],
+            "message": context.message.metadata,
+            "request": context.metadata,
+        }
+        await updater.add_artifact(DataPart(data=seen))
+        await updater.complete()
+
+
+@pytest.mark.parametrize("upstream_streams", [True, False], ids=["streaming", "not-streaming"])
+async def test_extensions_and_metadata_pass_through(upstream_streams: bool) -> None:
+    upstream = accord.Agent(
+        Reports(), name="Reporter", extensions=[Marker()], streaming=upstream_streams
+    )
+    with serve_app(upstream.app()) as upstream_url:
+        agent = accord.gateway(upstream_url)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            headers = {"A2A-Extensions": Marker.uri}
+            client = Client(url, transport="GRPC", version="1.0", headers=headers)
+            async with client:
+                card = await client.get_card()
+                message = user("what did you see?").model_copy(update={"metadata": {"m": 1}})
+                task = await client.send(message, metadata={"r": 2})
+    assert [e.uri for e in card.capabilities.extensions or ()] == [Marker.uri]
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+    [artifact] = task.artifacts or []
+    [part] = artifact.parts
+    assert isinstance(part, DataPart)
+    assert part.data == {"extensions": [Marker.uri], "message": {"m": 1}, "request": {"r": 2}}
+
+
+async def test_push_notifications_from_the_gateway_for_an_upstream_without(
+    echo: OfficialEcho,
+) -> None:
+    hook = NotificationHook()
+    with official_server(echo) as upstream, receiving(hook) as hook_url:
+        upstream.card.capabilities.push_notifications = False
+        upstream.list_interface("JSONRPC", "0.3")
+        agent = accord.gateway(upstream.url)
+        config = accord.ServerConfig(push_allow=LOOPBACK)
+        with serve_app(agent.app(config=config)) as url:
+            async with Client(url, version="0.3") as client:
+                card = await client.get_card()
+                push = PushNotificationConfig(url=hook_url, token="t0k3n")
+                task = await client.send(user("notify me"), push=push)
+                await hook.reached("completed").wait()
+    assert card.capabilities.push_notifications
+    assert isinstance(task, Task)
+    assert hook.versions() == {"0.3"}
+    assert all(body["id"] == task.id for _, body in hook.calls)
+    assert all(headers["x-a2a-notification-token"] == "t0k3n" for headers, _ in hook.calls)
+
+
+async def test_the_upstream_is_called_with_the_gateways_own_credentials() -> None:
+    """Its refusal of them is the gateway's trouble, not the caller's: an internal error
+    naming it, never the upstream's 401 passed on as if the caller had failed."""
+    upstream = accord.Agent(
+        Reports(), name="Guarded", security=Security(ApiKey(keys={"gw-key": "gateway"}))
+    )
+    with serve_app(upstream.app()) as upstream_url:
+        keyed = accord.gateway(upstream_url, credentials=Credentials(ApiKeyCredential("gw-key")))
+        keyless = accord.gateway(upstream_url)
+        with serve_app(keyed.app()) as url, serve_app(keyless.app()) as keyless_url:
+            async with Client(url, version="1.0") as client:
+                task = await client.send(user("hello"))
+            async with Client(keyless_url, version="1.0") as client:
+                with pytest.raises(InternalError, match="refused the gateway's credentials"):
+                    await client.send(user("hello"))
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+
+
+def test_the_gateway_command_says_when_it_cannot_read_the_upstreams_card() -> None:
+    result = CliRunner().invoke(app, ["gateway", "http://127.0.0.1:9/", "--port", "8000"])
+    assert result.exit_code == 2, result.output
+    assert "cannot read the card of http://127.0.0.1:9/" in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_the_gateway_command_takes_every_option_of_serve() -> None:
+    serve_help = CliRunner().invoke(app, ["serve", "--help"]).output
+    gateway_help = CliRunner().invoke(app, ["gateway", "--help"]).output
+    options = set(re.findall(r"--[a-z][a-z-]*", serve_help))
+    assert len(options) > 30 and options <= set(re.findall(r"--[a-z][a-z-]*", gateway_help))
