@@ -162,6 +162,11 @@ def served_as(
     push_backoff: PushBackoff,
     push_backoff_max: PushBackoffMax,
     push_deadline: PushDeadline,
+    workers: serve_options.WorkersOption,
+    metrics: observability_options.MetricsOption,
+    metrics_port: observability_options.MetricsPortOption,
+    audit_log: observability_options.AuditLogOption,
+    log_format: observability_options.LogFormatOption,
 ) -> tuple[serving.ServeSettings, ServerConfig]:
     """The process's settings and the app's config that `accord serve`'s options say (every
     command serving an agent takes them: `accord gateway` too)."""
