@@ -44,6 +44,7 @@ ALLOWED: dict[str, set[str]] = {
                    "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
                    "web"},
     "__main__": {"cli"},
+    "testing": CORE | {"agents", "server", "client"},  # an agent's tests: a client in-process
 }  # fmt: skip
 """The client's `grpc` is the service tables (accord.grpc.services); the server's gRPC binding
 is `accord.server.grpc_binding`."""

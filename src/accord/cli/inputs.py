@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 import json
-import mimetypes
 from pathlib import Path
 
 from accord.cli.errors import BadArgument
-from accord.types import DataPart, FilePart, FileWithBytes
+from accord.types import DataPart, FilePart
 
 _JSON_TYPE_NAMES = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 
@@ -16,12 +14,9 @@ _JSON_TYPE_NAMES = {list: "an array", str: "a string", bool: "a boolean", type(N
 def file_part(path: Path) -> FilePart:
     """The file at `path` with its name and guessed media type."""
     try:
-        content = path.read_bytes()
+        return FilePart.from_path(path)
     except OSError as exc:
         raise BadArgument(f"cannot read --file {path}: {exc.strerror or exc}") from None
-    mime_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    encoded = base64.b64encode(content).decode("ascii")
-    return FilePart(file=FileWithBytes(bytes=encoded, name=path.name, mime_type=mime_type))
 
 
 def data_part(text: str) -> DataPart:
