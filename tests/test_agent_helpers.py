@@ -16,6 +16,9 @@ from pydantic import BaseModel
 
 import accord
 from accord.agents import EventSink
+from accord.core.call_context import CallContext
+from accord.errors import InvalidParams
+from accord.extensions import Extension
 from accord.testing import agent_client
 from accord.types import (
     Artifact,
@@ -24,6 +27,7 @@ from accord.types import (
     FileWithBytes,
     FileWithUri,
     Message,
+    MessageSendParams,
     Task,
     TaskState,
     TaskStatus,
@@ -177,3 +181,34 @@ async def test_the_client_in_process_streams_too(client: accord.Client) -> None:
 
     assert isinstance(events[0], Task)
     assert events[-1].status.state is TaskState.INPUT_REQUIRED  # type: ignore[union-attr]
+
+
+# --- extensions and metadata from the client ---------------------------------------------------
+
+
+class Tickets(Extension):
+    """Sends must name a ticket in their metadata."""
+
+    uri = "https://example.com/ext/tickets/v1"
+    required = True
+
+    async def shape_request(self, params: MessageSendParams, call: CallContext) -> None:
+        if not (params.metadata or {}).get(self.metadata_key("ticket")):
+            raise InvalidParams("a ticket is required")
+
+
+@accord.agent(name="Support", extensions=[Tickets()])
+def support(context: accord.RequestContext) -> str:
+    return f"ticket {context.metadata[Tickets.uri + '/ticket']}: {context.text}"
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+async def test_a_client_activates_extensions_and_sends_metadata(version: str) -> None:
+    metadata = {f"{Tickets.uri}/ticket": "T-7"}
+    async with agent_client(support, version=version, extensions=[Tickets.uri]) as client:
+        reply = await client.send("help", metadata=metadata)
+    async with agent_client(support, version=version) as client:
+        with pytest.raises(accord.A2AError, match="requires the extension"):
+            await client.send("help", metadata=metadata)
+
+    assert isinstance(reply, Message) and reply.text == "ticket T-7: help"

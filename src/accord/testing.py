@@ -24,6 +24,7 @@ async def agent_client(
     credentials: Credentials | Sequence[Credential] | None = None,
     transport: str | None = None,
     version: str | None = None,
+    extensions: Sequence[str] = (),
     **app_options: Any,
 ) -> AsyncIterator[Client]:
     """A `Client` for `agent`, served by `create_app(agent, **app_options)` in this process.
@@ -41,6 +42,7 @@ async def agent_client(
             credentials=credentials,
             transport=transport,
             version=version,
+            extensions=extensions,
             http_transport=httpx.ASGITransport(app=app),
         ) as client,
     ):
