@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "store": CORE,
     "keys": BASE,
     "web": BASE,  # Host names, same origin, the fetch guard: the server's, the UI's, the host's
-    "push": BASE | {"keys"},
+    "push": CORE | {"keys", "codecs"},  # codecs: a 1.0 notification's event read back
     "auth": CORE | {"keys"},
     "grpc": CORE | {"codecs"},
     "runtime": CORE | {"agents", "store", "keys", "web"},
