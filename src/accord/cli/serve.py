@@ -139,6 +139,12 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
     config = config if config is not None else ServerConfig()
     if isinstance(found, Agent):
         app = _agent_app(found, settings, config)
+    elif settings.storage.url is not None or settings.bus_url != DEFAULT_BUS_URL:
+        raise BadArgument(
+            "--store and --bus serve an accord.Agent, not an ASGI app, whose tasks are kept"
+            " where it was made (create_app(agent, store=..., bus=...)); serve the agent"
+            " (MODULE:AGENT) instead, or leave them out"
+        )
     elif any(getattr(config, name) != getattr(_DEFAULTS, name) for name in _AGENT_ONLY):
         raise BadArgument(
             "--grpc-port, TLS, limits, --public-url and --allowed-host serve an accord.Agent,"
