@@ -18,12 +18,21 @@ import typer
 from rich.console import Console
 
 from accord.cli.conversation import ViewSettings
-from accord.cli.errors import BadArgument, error_line
+from accord.cli.errors import BadArgument, error_line, outcome_code
+from accord.cli.exit_codes import EXIT_FAILURE
 from accord.cli.inputs import data_part, file_part
 from accord.cli.turns import OutputChoice, Turn, show_task, take_turn
 from accord.client import SyncClient
 from accord.errors import A2AClientError, A2AError
-from accord.types import Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent
+from accord.types import (
+    Message,
+    Metadata,
+    Part,
+    StreamEvent,
+    Task,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
 
 COMMANDS = {
     "/help": "this list",
@@ -78,8 +87,11 @@ class ChatSession:
         output: OutputChoice,
         save_to: Path,
         read_line: Callable[[str], str] = input,
+        metadata: Metadata | None = None,
     ) -> None:
         self.client = client
+        self.metadata = metadata
+        self.failed = False  # the last turn ended in an error
         self.console = console
         self.output = output
         self.save_to = save_to
@@ -126,14 +138,17 @@ class ChatSession:
             conversation.continued_task_id,
             conversation.context_id,
             observers=[conversation.observe],
+            metadata=self.metadata,
         )
         conversation.attachments.clear()
         settings = ViewSettings(self.agent_name, self.save_to)
         view = self.output.view(self.console, settings, shown_messages=self.shown_messages)
+        self.failed = False
         try:
             take_turn(self.client, view, turn, streaming=self.streaming)
         except (A2AError, A2AClientError) as exc:
             typer.echo(error_line(exc), err=True)
+            self.failed = True
         except KeyboardInterrupt:
             self.console.print()
             self._offer_to_cancel()
@@ -164,7 +179,7 @@ class ChatSession:
 
     def _attach(self, name: str, argument: str) -> None:
         try:
-            part = file_part(Path(argument)) if name == "/file" else data_part(argument)
+            part = file_part(Path(argument), name) if name == "/file" else data_part(argument, name)
         except BadArgument as exc:
             self.console.print(str(exc), style="red")
             return
@@ -218,6 +233,14 @@ def run_chat(
     output: OutputChoice | None = None,
     save_to: Path = Path(),
     read_line: Callable[[str], str] = input,
-) -> None:
-    """Hold a chat with the agent of `client` until /quit, /exit or the end of input."""
-    ChatSession(client, console, output or OutputChoice(), save_to, read_line).run()
+    metadata: Metadata | None = None,
+) -> int:
+    """Hold a chat with the agent of `client` until /quit, /exit or the end of input; the
+    exit status: from a pipe, how the last turn ended (see `outcome_code`), else 0."""
+    session = ChatSession(client, console, output or OutputChoice(), save_to, read_line, metadata)
+    session.run()
+    if session.interactive:
+        return 0
+    if session.failed:
+        return EXIT_FAILURE
+    return outcome_code(session.conversation.state)

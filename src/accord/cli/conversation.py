@@ -48,7 +48,8 @@ class ViewSettings:
     """How the conversation view presents an answer."""
 
     agent_name: str = "the agent"
-    save_dir: Path = Path()
+    save_dir: Path | None = Path()
+    """Where files the agent sends are saved (None: they are only named)."""
     reply_hint: str | None = None
     """Said after an interrupted task's state; `{task_id}` is filled in."""
     show_history: bool = False
@@ -178,7 +179,7 @@ class ConversationView:
                 self._write_text(part.text)
             elif isinstance(part, DataPart):
                 self._write_block(data_view(part.data))
-            elif isinstance(part.file, FileWithBytes):
+            elif isinstance(part.file, FileWithBytes) and self.settings.save_dir is not None:
                 path = save_file(part.file, self.settings.save_dir)
                 size = human_size(path.stat().st_size)
                 self._write_block(Text(f"saved {path} ({size})", style="bold"))

@@ -56,12 +56,15 @@ class Service:
 @reports_errors
 def demo(
     port: Annotated[
-        int, typer.Option(metavar="PORT", help="The UI's port (the one URL to open).")
+        int,
+        typer.Option(metavar="PORT", min=0, max=65535, help="The UI's port (the one URL to open)."),
     ] = 8000,
     first_port: Annotated[
         int,
         typer.Option(
             metavar="PORT",
+            min=0,
+            max=65530,
             help="The first sample's port; the other samples and the host take the next five."
             " 0: any free ports.",
         ),

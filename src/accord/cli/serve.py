@@ -221,16 +221,20 @@ def _answered_hosts(host: str, port: int, config: ServerConfig) -> tuple[Allowed
     """The `Host` names the agent answers (None: any), and a line saying so when it is not
     obvious: the names of `host:port` and those given, else any with a public URL, else the
     names of `host:port` alone."""
+    try:
+        serving = AllowedHosts.serving(host, port)
+    except ValueError as exc:
+        raise BadArgument(f"--host: {exc}") from None
     given = config.allowed_hosts
     if given is not None:
         try:
-            hosts = AllowedHosts([*AllowedHosts.serving(host, port).patterns, *given.patterns])
+            hosts = AllowedHosts([*serving.patterns, *given.patterns])
         except ValueError as exc:
             raise BadArgument(f"allowed_hosts: {exc}") from None
         return hosts, f"answering requests for Host {', '.join(hosts.patterns)}; others get 400"
     if config.public_url:
         return None, ""
-    hosts = AllowedHosts.serving(host, port)
+    hosts = serving
     if _is_loopback(host):
         return hosts, ""
     return hosts, (
