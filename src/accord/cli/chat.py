@@ -20,11 +20,13 @@ from rich.console import Console
 from accord.cli.conversation import ViewSettings
 from accord.cli.errors import BadArgument, error_line, outcome_code
 from accord.cli.exit_codes import EXIT_FAILURE
+from accord.cli.forms import Form, fill_in, form_in
 from accord.cli.inputs import data_part, file_part
 from accord.cli.turns import OutputChoice, Turn, show_task, take_turn
 from accord.client import SyncClient
 from accord.errors import A2AClientError, A2AError
 from accord.types import (
+    DataPart,
     Message,
     Metadata,
     Part,
@@ -54,18 +56,22 @@ class Conversation:
     task_id: str | None = None
     state: TaskState | None = None
     attachments: list[Part] = field(default_factory=list)
+    form: Form | None = None
+    """The form the task waits to have filled in, if it asked with one."""
 
     def observe(self, event: StreamEvent) -> None:
-        """Follow the context and task state through an answer or stream event."""
-        if isinstance(event, Task):
-            self.task_id, self.context_id = event.id, event.context_id
+        """Follow the context, the task's state and its form through an answer or an event."""
+        if isinstance(event, Task | TaskStatusUpdateEvent):
+            if isinstance(event, Task):
+                self.task_id, self.context_id = event.id, event.context_id
+            else:
+                self.task_id, self.context_id = event.task_id, event.context_id
             self.state = event.status.state
-        elif isinstance(event, TaskStatusUpdateEvent):
-            self.task_id, self.context_id = event.task_id, event.context_id
-            self.state = event.status.state
+            asking = self.state is TaskState.INPUT_REQUIRED
+            self.form = form_in(event.status.message) if asking else None
         elif isinstance(event, Message):
             self.context_id = event.context_id or self.context_id
-            self.task_id, self.state = None, None
+            self.task_id, self.state, self.form = None, None, None
 
     @property
     def continued_task_id(self) -> str | None:
@@ -128,6 +134,29 @@ class ChatSession:
                 if not self.interactive:  # show the line, so a piped chat reads as one
                     self.console.print(f"you> {line}", style="bold")
                 self.say(line.removeprefix("/"))
+                self._fill_in_forms()
+
+    def _fill_in_forms(self) -> None:
+        """While the task waits with a form, ask for each of its fields and send them."""
+        while (form := self.conversation.form) is not None:
+            self.conversation.form = None
+            try:
+                values = fill_in(form, self._ask, self._warn)
+            except (EOFError, KeyboardInterrupt):
+                self.console.print()
+                return
+            self.conversation.attachments.append(DataPart(data=values))
+            self.say("")
+
+    def _ask(self, prompt: str) -> str:
+        if self.interactive:
+            return self.read_line(prompt)
+        answer = self.read_line("")
+        self.console.print(f"{prompt}{answer.strip()}", style="bold")
+        return answer
+
+    def _warn(self, line: str) -> None:
+        self.console.print(line, style="red")
 
     def say(self, text: str) -> None:
         """One turn: the message with any attachments, the answer shown as it comes."""

@@ -17,6 +17,7 @@ from rich.status import Status
 from rich.text import Text
 
 from accord.cli.content import data_view, describe_file, human_size, save_file
+from accord.cli.forms import form_of, form_view
 from accord.types import (
     Artifact,
     DataPart,
@@ -178,7 +179,8 @@ class ConversationView:
             if isinstance(part, TextPart):
                 self._write_text(part.text)
             elif isinstance(part, DataPart):
-                self._write_block(data_view(part.data))
+                form = form_of(part.data)
+                self._write_block(form_view(form) if form is not None else data_view(part.data))
             elif isinstance(part.file, FileWithBytes) and self.settings.save_dir is not None:
                 path = save_file(part.file, self.settings.save_dir)
                 size = human_size(path.stat().st_size)

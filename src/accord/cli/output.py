@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from accord.cli.content import describe_file, human_size, save_file
+from accord.client.credentials import describe_requirements, describe_scheme
 from accord.client.interfaces import describe
 from accord.codecs.interfaces import card_interfaces
 from accord.types import (
@@ -87,7 +88,7 @@ def labelled(label: str, text: str, style: str = "bold") -> Text:
 
 
 def show_card(console: Console, card: AgentCard) -> None:
-    """The card's essentials: identity, endpoint, capabilities and skills."""
+    """The card's essentials: identity, endpoint, capabilities, security and skills."""
     console.print(Text(f"{card.name} {card.version}", style="bold"))
     console.print(card.description)
     console.print(labelled("url:", card.url))
@@ -105,6 +106,12 @@ def show_card(console: Console, card: AgentCard) -> None:
     console.print(labelled("capabilities:", ", ".join(enabled) or "none"))
     console.print(labelled("input:", ", ".join(card.default_input_modes)))
     console.print(labelled("output:", ", ".join(card.default_output_modes)))
+    if card.security:
+        console.print(labelled("security:", describe_requirements(card)))
+    elif card.security_schemes:  # declared, none required
+        console.print(labelled("security:", "none required"))
+    for name, scheme in (card.security_schemes or {}).items():
+        console.print(Text(f"  {name}: {describe_scheme(scheme)}", style="dim"))
     if not card.skills:
         console.print(labelled("skills:", "none"))
     for skill in card.skills:
