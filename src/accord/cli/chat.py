@@ -152,7 +152,7 @@ class ChatSession:
         if self.interactive:
             return self.read_line(prompt)
         answer = self.read_line("")
-        self.console.print(f"{prompt}{answer.strip()}", style="bold")
+        self.console.print(f"{prompt}{answer.strip()}".rstrip(), style="bold")
         return answer
 
     def _warn(self, line: str) -> None:
