@@ -21,6 +21,7 @@ import typer
 
 from accord.cli import serve_options
 from accord.cli.errors import fail, reports_errors
+from accord.cli.ports import bind_error
 
 SAMPLES = ("currency", "expense", "image", "movies", "coder")
 HOST_TARGET = "accord.host:agent"
@@ -213,12 +214,8 @@ def _ports(first: int, count: int) -> list[int]:
 
 
 def _is_free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
+    """Whether the port can be served on (one in TIME_WAIT, after a restart, can)."""
+    return bind_error("127.0.0.1", port) is None
 
 
 def _free_port() -> int:

@@ -113,10 +113,15 @@ def take_turn(client: SyncClient, view: View, turn: Turn, *, streaming: bool) ->
 
 
 def follow_task(client: SyncClient, view: View, task_id: str) -> TaskState | None:
-    """Show a running task again from now on (`tasks/resubscribe`) until it ends or waits;
-    its state then."""
+    """Show a running task again from now on (`tasks/resubscribe`) until it ends or waits (a
+    finished one as it ended); its state then."""
     seen = TaskSeen()
     try:
+        task = client.get_task(task_id)
+        if task.status.state.is_terminal:  # nothing to follow: how it ended
+            seen.observe(task)
+            view.show(task)
+            return seen.state
         for event in client.resubscribe(task_id):
             seen.observe(event)
             view.show(event)
