@@ -3,18 +3,22 @@ them, files written only where asked, and one line (never a traceback) for bad i
 
 from __future__ import annotations
 
+import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner, Result
 
 import accord
 from accord.agents import EventSink
 from accord.auth import ApiKey, Security
+from accord.cli.chat import ChatSession
 from accord.cli.main import app
+from accord.cli.turns import OutputChoice
 from accord.core import Inbound, Principal
 from accord.errors import Unauthenticated
 from accord.extensions.timing import TIMING_URI, TimingExtension
@@ -265,21 +269,82 @@ def test_chat_names_its_own_commands_in_errors(url: str, tmp_path: Path) -> None
     assert "--file" not in result.stdout and "--data" not in result.stdout
 
 
-def test_a_form_shows_as_fields_and_chat_asks_for_each() -> None:
+def test_a_form_shows_as_fields_and_a_chat_at_a_terminal_asks_for_each() -> None:
     # the date kept; the amount asked again after "lots"; the category after "XYZ"
-    lines = "taxi 42.50 EUR on 2025-03-14\n\nlots\n42.5\n\nXYZ\n\nairport taxi\n"
+    answers = iter(
+        ["taxi 42.50 EUR on 2025-03-14", "", "lots", "42.5", "", "XYZ", "", "airport taxi"]
+    )
+    prompts: list[str] = []
+
+    def typed(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)  # StopIteration once they run out: the end of input
+
+    screen = io.StringIO()
+    console = Console(file=screen, highlight=False, soft_wrap=True, markup=False)
     with serve_app(expense.agent.app()) as expense_url:
         sent = invoke("send", expense_url, "taxi 42.50 EUR on 2025-03-14")
-        chatted = invoke("chat", expense_url, stdin=lines)
+        with accord.SyncClient(expense_url) as client:
+            session = ChatSession(
+                client, console, OutputChoice(), Path(), _until_eof(typed), interactive=True
+            )
+            session.run()
 
     assert sent.exit_code == 5
     assert "  Amount (number, more than 0, at most 5000) [42.5]: What you paid." in sent.stdout
     assert "    one of: travel, meals, lodging, supplies, other" in sent.stdout
     assert '"properties"' not in sent.stdout and len(sent.stdout.splitlines()) < 15
-    assert chatted.exit_code == 0, chatted.output
-    out = chatted.stdout
-    assert "Date (date) [2025-03-14]:" in out.splitlines()
+    assert prompts[1:6] == [
+        "Date (date) [2025-03-14]: ",
+        "Amount (number, more than 0, at most 5000) [42.5]: ",
+        "Amount (number, more than 0, at most 5000) [42.5]: ",
+        "Currency (text) [EUR]: ",
+        "Category (text, optional) [travel]: ",
+    ]
+    out = screen.getvalue()
     assert "a number, please" in out
     assert "one of travel, meals, lodging, supplies, other, please" in out
-    assert "Purpose (text, 3 to 200 characters) [taxi]: airport taxi" in out
-    assert "status       approved" in out
+    assert "status       approved" in out and "purpose      airport taxi" in out
+
+
+def _until_eof(read: Callable[[str], str]) -> Callable[[str], str]:
+    def read_line(prompt: str) -> str:
+        try:
+            return read(prompt)
+        except StopIteration:
+            raise EOFError from None
+
+    return read_line
+
+
+def test_a_piped_chat_leaves_forms_to_its_lines() -> None:
+    lines = 'taxi 42.50 EUR on 2025-03-14\n/data {"purpose": "airport taxi"}\nhere it is\n'
+    with serve_app(expense.agent.app()) as expense_url:
+        result = invoke("chat", expense_url, stdin=lines)
+
+    assert result.exit_code == 0, result.output
+    assert "Purpose (text" in result.stdout  # the form shown as its fields
+    assert "status       approved" in result.stdout
+
+
+def test_the_coders_files_are_saved_as_they_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from accord.samples.coder import CoderAgent
+
+    monkeypatch.chdir(tmp_path)
+    coder = accord.Agent(CoderAgent(chunk_delay=0), name="Coder")
+    with serve_app(coder.app()) as coder_url:
+        streamed = invoke("send", coder_url, "a CLI todo app in python")
+        whole = invoke(
+            "send", coder_url, "a CLI todo app in python", "--no-stream", "--save-to", "b"
+        )
+
+    assert streamed.exit_code == whole.exit_code == 0, streamed.output + whole.output
+    names = ["README.md", "store.py", "todo.py", "test_todo.py"]
+    assert [
+        line.split(" (")[0] for line in streamed.stdout.splitlines() if line.startswith("saved")
+    ] == [f"saved {name}" for name in names]
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == sorted(names)
+    assert (tmp_path / "todo.py").read_text() == (tmp_path / "b" / "todo.py").read_text()
+    assert "def " in (tmp_path / "todo.py").read_text()

@@ -94,6 +94,7 @@ class ChatSession:
         save_to: Path,
         read_line: Callable[[str], str] = input,
         metadata: Metadata | None = None,
+        interactive: bool | None = None,
     ) -> None:
         self.client = client
         self.metadata = metadata
@@ -104,7 +105,9 @@ class ChatSession:
         self.read_line = read_line
         self.conversation = Conversation()
         self.shown_messages: set[str] = set()
-        self.interactive = sys.stdin.isatty()
+        self.interactive = sys.stdin.isatty() if interactive is None else interactive
+        """A person at a terminal: prompts, and forms asked for field by field (from a pipe,
+        each line is a message, as the person typed it)."""
         card = client.get_card()
         self.agent_name = card.name
         self.streaming = bool(card.capabilities.streaming)
@@ -137,11 +140,17 @@ class ChatSession:
                 self._fill_in_forms()
 
     def _fill_in_forms(self) -> None:
-        """While the task waits with a form, ask for each of its fields and send them."""
-        while (form := self.conversation.form) is not None:
+        """While the task waits with a form, ask for each of its fields and send them; a
+        /command instead of a value leaves the form (and is carried out)."""
+        while self.interactive and (form := self.conversation.form) is not None:
             self.conversation.form = None
+            self.console.print("(fill in the form; /skip to answer in words)", style="dim")
             try:
                 values = fill_in(form, self._ask, self._warn)
+            except _LeftForm as left:
+                if left.line != "/skip":
+                    self.command(left.line)
+                return
             except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 return
@@ -149,10 +158,9 @@ class ChatSession:
             self.say("")
 
     def _ask(self, prompt: str) -> str:
-        if self.interactive:
-            return self.read_line(prompt)
-        answer = self.read_line("")
-        self.console.print(f"{prompt}{answer.strip()}".rstrip(), style="bold")
+        answer = self.read_line(prompt)
+        if answer.strip().startswith("/"):
+            raise _LeftForm(answer.strip())
         return answer
 
     def _warn(self, line: str) -> None:
@@ -256,6 +264,14 @@ class ChatSession:
             self.console.print("(the task goes on; /task shows it, /cancel ends it)", style="dim")
 
 
+class _LeftForm(Exception):
+    """A /command typed where a form's field was asked for."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+
 def run_chat(
     client: SyncClient,
     console: Console,
@@ -266,7 +282,8 @@ def run_chat(
 ) -> int:
     """Hold a chat with the agent of `client` until /quit, /exit or the end of input; the
     exit status: from a pipe, how the last turn ended (see `outcome_code`), else 0."""
-    session = ChatSession(client, console, output or OutputChoice(), save_to, read_line, metadata)
+    output = output or OutputChoice()
+    session = ChatSession(client, console, output, save_to, read_line, metadata)
     session.run()
     if session.interactive:
         return 0
