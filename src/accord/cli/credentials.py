@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -30,7 +31,7 @@ def given() -> Credentials:
     declares no scheme (`Credentials(undeclared=True)`)."""
     from accord.client import Credentials
 
-    return _credentials(**_values) if _values else Credentials()
+    return _credentials(_values) if _values else Credentials()
 
 
 def _option(name: str, env: str, help: str, metavar: str) -> Any:
@@ -77,46 +78,15 @@ CaOption = Annotated[
 ]
 
 
-def remember(
-    api_key: str | None = None,
-    bearer: str | None = None,
-    basic: str | None = None,
-    client_id: str | None = None,
-    client_secret: str | None = None,
-    scope: str | None = None,
-    cert: str | None = None,
-    key: str | None = None,
-    ca: str | None = None,
-) -> None:
-    """Keep the credentials the root options named for the command that follows."""
+def remember(values: Mapping[str, str | None], *, over: bool = False) -> None:
+    """Keep the credentials the options named, by option: the root's for the command that
+    follows, or with `over` the command's own (after the command), over the root's."""
     global _values
-    named = dict(
-        zip(
-            NAMES,
-            (api_key, bearer, basic, client_id, client_secret, scope, cert, key, ca),
-            strict=True,
-        )
-    )
-    _values = {name: value for name, value in named.items() if value}
+    named = {name: value for name, value in values.items() if value}
+    _values = {**_values, **named} if over else named
 
 
-def remember_more(values: dict[str, str | None]) -> None:
-    """Add the credentials the command's own options named (after the command), over the
-    root's."""
-    _values.update({name: value for name, value in values.items() if value})
-
-
-def _credentials(
-    api_key: str | None = None,
-    bearer: str | None = None,
-    basic: str | None = None,
-    client_id: str | None = None,
-    client_secret: str | None = None,
-    scope: str | None = None,
-    cert: str | None = None,
-    key: str | None = None,
-    ca: str | None = None,
-) -> Credentials:
+def _credentials(values: Mapping[str, str]) -> Credentials:
     from accord.client import (
         ApiKey,
         BasicAuth,
@@ -127,6 +97,9 @@ def _credentials(
         Credentials,
     )
 
+    api_key, bearer, basic = values.get("api_key"), values.get("bearer"), values.get("basic")
+    client_id, client_secret = values.get("client_id"), values.get("client_secret")
+    scope, cert, key, ca = (values.get(name) for name in ("scope", "cert", "key", "ca"))
     found: list[Credential] = []
     if api_key:
         found.append(ApiKey(api_key))

@@ -152,7 +152,8 @@ def root(
     ca: credentials.CaOption = None,
 ) -> None:
     """Serve A2A agents and talk to them."""
-    credentials.remember(api_key, bearer, basic, client_id, client_secret, scope, cert, key, ca)
+    given = (api_key, bearer, basic, client_id, client_secret, scope, cert, key, ca)
+    credentials.remember(dict(zip(credentials.NAMES, given, strict=True)))
 
 
 def main() -> None:

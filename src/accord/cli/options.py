@@ -202,7 +202,7 @@ def talks_to_agent(command: Callable[..., T]) -> Callable[..., T]:
 
     @wraps(command)
     def run(**kwargs: Any) -> T:
-        credentials.remember_more({name: kwargs.pop(name) for name in credentials.NAMES})
+        credentials.remember({name: kwargs.pop(name) for name in credentials.NAMES}, over=True)
         address = AgentAddress(
             agent_url(kwargs.pop("url")),
             kwargs.pop("transport"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -75,36 +76,26 @@ class TaskSeen:
 def take_turn(client: SyncClient, view: View, turn: Turn, *, streaming: bool) -> TaskState | None:
     """Send `turn` and show the answer: every event of the stream, or the one result. The
     task's state at the end (None: the agent replied with a message)."""
-    text, parts, task_id, context_id = turn.text, turn.parts, turn.task_id, turn.context_id
     seen = TaskSeen()
     observers = [seen.observe, *turn.observers]
-    metadata = turn.metadata
+    message: dict[str, Any] = {  # the same message, sent or streamed
+        "parts": turn.parts,
+        "task_id": turn.task_id,
+        "context_id": turn.context_id,
+        "push": turn.push,
+        "metadata": turn.metadata,
+    }
     try:
         if streaming:
             if turn.task_id is not None and isinstance(view, ConversationView):
                 view.continuing(turn.task_id)
-            events = client.stream(
-                text,
-                parts=parts,
-                task_id=task_id,
-                context_id=context_id,
-                push=turn.push,
-                metadata=metadata,
-            )
-            for event in events:
+            for event in client.stream(turn.text, **message):
                 _observe(observers, event)
                 view.show(event)
         else:
             if isinstance(view, ConversationView):
                 view.waiting()
-            result = client.send(
-                text,
-                parts=parts,
-                task_id=task_id,
-                context_id=context_id,
-                push=turn.push,
-                metadata=metadata,
-            )
+            result = client.send(turn.text, **message)
             _observe(observers, result)
             view.show(result)
     finally:
