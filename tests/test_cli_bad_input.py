@@ -10,11 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import accord
 from accord.cli import demo
+from accord.cli.errors import BadArgument
 from accord.cli.main import app
+from accord.cli.options import agent_url, headers_of, metadata_of
 from agents_for_tests import GatedStreamer
 from live_server import serve_app
 from served_process import accord_command
@@ -201,3 +205,12 @@ def test_send_resume_follows_a_task_to_its_end() -> None:
 
     assert result.exit_code == 0, result.output
     assert "[completed]" in result.stdout
+
+
+@given(st.text(max_size=60))
+def test_any_url_header_or_metadata_text_is_taken_or_refused_in_words(text: str) -> None:
+    for parse in (agent_url, lambda t: headers_of([t]), metadata_of):
+        try:
+            parse(text)
+        except BadArgument as exc:
+            assert str(exc) and "\n" not in str(exc).strip()

@@ -14,7 +14,7 @@ HINT = (
     "give credentials, before or after the command: --api-key KEY | --bearer TOKEN |"
     " --basic USER:PASS | --client-id ID --client-secret SECRET | --cert FILE [--key FILE]"
     " (or ACCORD_API_KEY, ACCORD_BEARER, ACCORD_BASIC, ACCORD_CLIENT_ID, ACCORD_CLIENT_SECRET,"
-    " ACCORD_CERT, ACCORD_KEY); `accord card URL --json` shows the agent's securitySchemes"
+    " ACCORD_CERT, ACCORD_KEY); `accord card URL` shows what the agent asks for"
 )
 
 # The credentials the options named, by option (the root's, then the command's over them);

@@ -131,7 +131,7 @@ def headers_of(lines: Sequence[str]) -> dict[str, str]:
     for line in lines:
         name, colon, value = line.partition(":")
         name, value = name.strip(), value.strip()
-        if not colon or not _TOKEN.fullmatch(name) or not value.isprintable():
+        if not colon or not _TOKEN.fullmatch(name) or not (value.isascii() and value.isprintable()):
             raise BadArgument(f"--header must be NAME:VALUE (like 'X-Trace: 42'), got {line!r}")
         headers[name] = value
     return headers
