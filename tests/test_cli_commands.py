@@ -148,7 +148,9 @@ def test_every_command_that_talks_to_an_agent_has_the_same_options(command: str)
     params = {p.name: p for p in found.params}
 
     assert params["url"].metavar == "URL"
-    assert {"transport", "version"} <= set(params)
+    assert {"transport", "version", "header", "extension", "api_key", "bearer", "cert"} <= set(
+        params
+    )
     assert params["transport"].opts == ["--transport"] and params["version"].opts == ["--version"]
 
 
