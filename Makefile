@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO_PORT ?= 8000
+DEMO_FIRST_PORT ?= 8001
 # pytest workers (0: one process). Four, twice the cores of a small machine, halve the run as
 # most tests wait on servers and sockets; one process stays the default until four have held
 # over more runs under load.
@@ -59,7 +60,7 @@ protos: $(STAMP)
 
 # The sample agents, the multi-agent host and the web UI on loopback; Ctrl-C stops them all.
 demo: $(STAMP)
-	$(BIN)/accord demo --port $(DEMO_PORT)
+	$(BIN)/accord demo --port $(DEMO_PORT) --first-port $(DEMO_FIRST_PORT)
 
 # Benchmarks (docs/benchmarks.md): wrk from Debian, the peer SDK in its own venv, ~8 minutes.
 BENCH_VENV := bench/.venv-peer

@@ -37,10 +37,10 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
 
 def test_without_credentials_the_cli_says_what_the_agent_wants(url: str) -> None:
     result = invoke("send", url, "hi")
-    assert result.exit_code == 1
+    assert result.exit_code == 6
     assert "asks for apiKey (an API key in the header 'X-API-Key')" in result.output
     assert "or basic (a user and password (HTTP Basic))" in result.output
-    assert "accord --api-key KEY" in result.output
+    assert "--api-key KEY" in result.output
 
 
 def test_credentials_from_options_and_the_environment(url: str) -> None:
@@ -54,7 +54,7 @@ def test_credentials_from_options_and_the_environment(url: str) -> None:
 
 def test_wrong_credentials_are_reported_with_the_hint(url: str) -> None:
     result = invoke("--api-key", "guess", "send", url, "hi")
-    assert result.exit_code == 1
+    assert result.exit_code == 6
     assert "Unauthenticated" in result.output and "apiKey: the API key" in result.output
     assert "ACCORD_API_KEY" in result.output
 

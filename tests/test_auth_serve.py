@@ -53,5 +53,5 @@ def test_serve_with_mutual_tls_and_limits(tmp_path: Path) -> None:
             assert result.exit_code == 0, result.output
             assert "Hello alice" in result.output
         refused = runner.invoke(app, ["--ca", files["ca.pem"], "send", served.url, "hi"])
-    assert refused.exit_code == 1
+    assert refused.exit_code == 6  # the credentials the agent asks for were not given
     assert "a client certificate (mutual TLS)" in refused.output

@@ -213,7 +213,9 @@ def test_accord_keys_new_list_rotate(tmp_path: Path) -> None:
     assert created.exit_code == 0, created.output
     kid = created.output.split()[0]
     again = runner.invoke(cli, ["keys", "new", "--dir", directory])
-    assert again.exit_code == 2 and "rotate" in again.output
+    assert again.exit_code == 0 and again.output.startswith(f"{kid} ES256 (signing, made before)")
+    other_kind = runner.invoke(cli, ["keys", "new", "--dir", directory, "--alg", "RS256"])
+    assert other_kind.exit_code == 2 and "rotate" in other_kind.output
     rotated = runner.invoke(cli, ["keys", "rotate", "--dir", directory, "--alg", "RS256"])
     assert rotated.exit_code == 0, rotated.output
     listed = runner.invoke(cli, ["keys", "list", "--dir", directory]).output.splitlines()

@@ -72,7 +72,11 @@ def test_help_shows_flags_as_flags_and_placeholders_in_capitals(command: str) ->
     assert "<bool>" not in text
     assert not [line for line in text.splitlines() if line.endswith("-")]  # no word cut in two
     usage = text.splitlines()[0]
-    assert re.fullmatch(r"Usage: accord [a-z ]+ \[OPTIONS\]( \{[A-Z_:]+\}(\.\.\.)?)*", usage), usage
+    assert re.fullmatch(
+        r"Usage: accord [a-z ]+ \[OPTIONS\]( \{[A-Z_:]+\}(\.\.\.)?)*( \[[A-Z_]+\])?", usage
+    ), usage
+    arguments = text.split("Arguments:")[1].split("Options:")[0] if "Arguments:" in text else ""
+    assert "<" not in arguments  # `URL  The agent's...`, not typer's `URL <str>`
     options = re.findall(r"^  (?:-\w, )?(--[a-z-]+)(?: (\S+))?  ", text, flags=re.MULTILINE)
     assert options
     for name, placeholder in options:
@@ -81,7 +85,7 @@ def test_help_shows_flags_as_flags_and_placeholders_in_capitals(command: str) ->
 
 def test_summaries_are_whole_sentences() -> None:
     text = help_of("")  # the root's help lists every command with its first sentence
-    summaries = text.split("Commands:")[1].strip().splitlines()
+    summaries = text.split("Commands:")[1].split("Exit status:")[0].strip().splitlines()
     assert len(summaries) >= 8
     assert all(line.endswith(".") and not line.endswith("...") for line in summaries)
 
@@ -127,7 +131,10 @@ def test_the_root_help_loads_no_command_and_no_client() -> None:
     )
 
     loaded = found.stdout.splitlines()[-1].split()
-    assert loaded == ["accord", "accord.cli", "accord.cli.credentials", "accord.cli.main"]
+    assert loaded == [
+        *("accord", "accord.cli", "accord.cli.credentials", "accord.cli.exit_codes"),
+        "accord.cli.main",
+    ]
 
 
 def test_an_unknown_command_is_refused_with_the_commands_there_are() -> None:
@@ -145,7 +152,9 @@ def test_every_command_that_talks_to_an_agent_has_the_same_options(command: str)
     params = {p.name: p for p in found.params}
 
     assert params["url"].metavar == "URL"
-    assert {"transport", "version"} <= set(params)
+    assert {"transport", "version", "header", "extension", "api_key", "bearer", "cert"} <= set(
+        params
+    )
     assert params["transport"].opts == ["--transport"] and params["version"].opts == ["--version"]
 
 

@@ -105,7 +105,8 @@ def test_a_question_says_how_to_answer_and_the_answer_continues_the_task() -> No
         assert match is not None, question.stdout
         answer = invoke("send", url, "Ada", "--task-id", match[1])
 
-    assert question.exit_code == 0, question.stderr
+    assert question.exit_code == 5, question.stderr  # the task waits for input
+    assert answer.exit_code == 0, answer.stderr
     assert question.stdout.splitlines() == [
         AsksThenCompletes.QUESTION,
         f"(waiting for your answer — answer with: accord send {url} TEXT --task-id {match[1]})",
@@ -116,7 +117,7 @@ def test_a_question_says_how_to_answer_and_the_answer_continues_the_task() -> No
 def test_a_failed_task_says_so() -> None:
     result = said(accord.Agent(Raises(RuntimeError("boom")), name="Broken"), "hi")
 
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 3, result.stderr
     assert result.stdout.splitlines()[-1] == "(failed)"
 
 
@@ -190,7 +191,7 @@ def test_chat_task_shows_the_current_task() -> None:
         result = invoke("chat", url, stdin="hi\n/task\n/cancel\n/task\n")
 
     out = result.stdout.splitlines()
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 4, result.stderr  # piped: the last task was canceled
     assert re.fullmatch(r"task \S+ in context \S+", out[out.index("you: hi") - 1])
     assert "(canceled)" in out
     assert out.count("(waiting for your answer)") == 2  # the turn, and the first /task

@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "store": CORE,
     "keys": BASE,
     "web": BASE,  # Host names, same origin, the fetch guard: the server's, the UI's, the host's
-    "push": BASE | {"keys"},
+    "push": CORE | {"keys", "codecs"},  # codecs: a 1.0 notification's event read back
     "auth": CORE | {"keys"},
     "grpc": CORE | {"codecs"},
     "runtime": CORE | {"agents", "store", "keys", "web"},
@@ -50,6 +50,7 @@ ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
     "registry": CORE | {"accord", "agents", "auth", "codecs", "store", "keys", "web", "client",
                         "server", "ui"},  # ui: the card schemas it ships, their reasons in words
+    "testing": CORE | {"agents", "server", "client"},  # an agent's tests: a client in-process
 }  # fmt: skip
 """The client's `grpc` is the service tables (accord.grpc.services); the server's gRPC binding
 is `accord.server.grpc_binding`."""

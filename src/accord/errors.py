@@ -202,3 +202,7 @@ class A2AClientError(Exception):
     def __init__(self, message: str, *, status_code: int | None = None) -> None:
         self.status_code = status_code
         super().__init__(message)
+
+
+class AgentUnreachable(A2AClientError):
+    """No connection to the agent could be made: refused, no such host, no route, timed out."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from accord.core import ANONYMOUS, Principal
 from accord.core.call_context import CallContext
 from accord.core.outbound import trace_headers
-from accord.types import Message, MessageSendConfiguration, Metadata, Task
+from accord.types import DataPart, FilePart, Message, MessageSendConfiguration, Metadata, Task
 
 
 @dataclass(slots=True)
@@ -35,6 +35,26 @@ class RequestContext:
     def text(self) -> str:
         """The text parts of the incoming message, joined by newlines."""
         return self.message.text
+
+    @property
+    def files(self) -> list[FilePart]:
+        """The files the incoming message carries (`FilePart.content` reads an inline one)."""
+        return [part for part in self.message.parts if isinstance(part, FilePart)]
+
+    @property
+    def data(self) -> list[Metadata]:
+        """The structured data the incoming message carries, one object per data part."""
+        return [part.data for part in self.message.parts if isinstance(part, DataPart)]
+
+    @property
+    def conversation(self) -> list[Message]:
+        """The conversation so far, oldest first: the task's history (the caller's messages
+        and the agent's questions and notes) ending with the incoming message. On a task's
+        first turn (`task` is None) that is the incoming message alone."""
+        history = list(self.task.history or ()) if self.task is not None else []
+        if not any(m.message_id == self.message.message_id for m in history):
+            history.append(self.message)
+        return history
 
     @property
     def is_new_task(self) -> bool:

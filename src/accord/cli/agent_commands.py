@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
 from accord.cli import chat as chat_session
 from accord.cli.card import card_app
 from accord.cli.conversation import ViewSettings
-from accord.cli.errors import BadArgument, reports_errors
+from accord.cli.errors import BadArgument, exit_with, fail, outcome_code, reports_errors
+from accord.cli.exit_codes import EXIT_INTERRUPTED
 from accord.cli.inputs import data_part, file_part
 from accord.cli.options import (
     AgentAddress,
     JsonOutput,
+    MetadataOption,
     TaskIdArgument,
     VerboseOutput,
+    metadata_of,
     talks_to_agent,
 )
-from accord.cli.output import new_console, print_json_line, show_card
-from accord.cli.turns import OutputChoice, Turn, show_task, take_turn
+from accord.cli.output import (
+    new_console,
+    print_json_line,
+    show_card,
+    show_ending,
+    show_status_message,
+    task_header,
+)
+from accord.cli.turns import OutputChoice, TaskSeen, Turn, follow_task, show_task, take_turn
 from accord.codecs.versions import ProtocolVersion
 from accord.core.query import MAX_PAGE_SIZE
 from accord.errors import A2AClientError
@@ -35,6 +45,16 @@ SaveDir = Annotated[
         metavar="DIR",
         help="Save the files the agent sends in this folder.",
         file_okay=False,
+    ),
+]
+SaveDirIfAsked = Annotated[
+    Path | None,
+    typer.Option(
+        "--save-to",
+        metavar="DIR",
+        help="Save the task's files in this folder (without it, they are only named).",
+        file_okay=False,
+        show_default=False,
     ),
 ]
 
@@ -60,7 +80,10 @@ def card(agent: AgentAddress, json_output: JsonOutput = False) -> None:
 @talks_to_agent
 def send(
     agent: AgentAddress,
-    text: Annotated[str, typer.Argument(metavar="TEXT", help="The message text.")],
+    text: Annotated[
+        str | None,
+        typer.Argument(metavar="TEXT", help="The message text.", show_default=False),
+    ] = None,
     stream: Annotated[
         bool | None,
         typer.Option(
@@ -100,13 +123,25 @@ def send(
         str | None,
         typer.Option(metavar="TOKEN", help="The webhook's X-A2A-Notification-Token."),
     ] = None,
+    metadata: MetadataOption = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TASK_ID",
+            help="Follow this running task again instead of sending (after Ctrl-C, say).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Send a message to an agent and show its answer.
 
     The answer streams in as the agent writes it; files it sends are saved. The first
     interface of the card that accord speaks is used, unless --transport or --version pick
-    another.
+    another. Ctrl-C stops showing the answer and leaves the task running. The exit status
+    says how the task ended (accord --help lists them).
     """
+    if (text is None) == (resume is None):
+        raise BadArgument("give the message TEXT, or --resume TASK_ID to follow a task again")
     parts: list[Part] = [file_part(path) for path in files or ()]
     if data is not None:
         parts.append(data_part(data))
@@ -118,20 +153,54 @@ def send(
         can_stream = bool(agent_card.capabilities.streaming)
         streaming = can_stream and not json_output if stream is None else stream
         push = PushNotificationConfig(url=push_url, token=push_token) if push_url else None
-        turn = Turn(text, parts, task_id, context_id, push=push)
-        take_turn(client, view, turn, streaming=streaming)
+        seen = TaskSeen(task_id=resume or task_id)
+        try:
+            if resume is not None:
+                state = follow_task(client, view, resume)
+            else:
+                turn = Turn(text or "", parts, task_id, context_id, push=push)
+                turn.metadata = metadata_of(metadata)
+                turn.observers.append(seen.observe)
+                state = take_turn(client, view, turn, streaming=streaming)
+        except KeyboardInterrupt:
+            _interrupted(agent.url, seen.task_id)
+    exit_with(outcome_code(state))
+
+
+def _interrupted(url: str, task_id: str | None) -> NoReturn:
+    """After Ctrl-C during an answer: the task goes on, and how to reach it again."""
+    if task_id is None:
+        fail("interrupted", EXIT_INTERRUPTED)
+    fail(
+        f"interrupted: task {task_id} goes on at the agent.\n"
+        f"  accord get {url} {task_id}            shows it\n"
+        f"  accord send {url} --resume {task_id}  follows it again\n"
+        f"  accord cancel {url} {task_id}         cancels it",
+        EXIT_INTERRUPTED,
+    )
 
 
 @app.command()
 @reports_errors
 @talks_to_agent
-def chat(agent: AgentAddress, save_to: SaveDir = Path(), verbose: VerboseOutput = False) -> None:
+def chat(
+    agent: AgentAddress,
+    save_to: SaveDir = Path(),
+    verbose: VerboseOutput = False,
+    metadata: MetadataOption = None,
+) -> None:
     """Talk with an agent, line by line.
 
-    Each line is a message; /help lists the chat's own commands, Ctrl-D leaves.
+    Each line is a message; /help lists the chat's own commands, Ctrl-D leaves. Read from a
+    pipe, the exit status says how the last task ended (accord --help lists them).
     """
+    request_metadata = metadata_of(metadata)
     with agent.connect() as client:
-        chat_session.run_chat(client, new_console(), OutputChoice(verbose=verbose), save_to)
+        output = OutputChoice(verbose=verbose)
+        code = chat_session.run_chat(
+            client, new_console(), output, save_to, metadata=request_metadata
+        )
+    exit_with(code)
 
 
 @app.command()
@@ -144,14 +213,19 @@ def get(
         int | None,
         typer.Option(min=0, metavar="N", help="Show at most this many recent messages."),
     ] = None,
-    save_to: SaveDir = Path(),
+    save_to: SaveDirIfAsked = None,
     json_output: JsonOutput = False,
     verbose: VerboseOutput = False,
 ) -> None:
-    """Show a task: its messages, artifacts and state."""
+    """Show a task: its messages, artifacts and state.
+
+    Files are named, and saved only with --save-to. The exit status says how the task
+    ended (accord --help lists them); one still working or waiting is 0.
+    """
     with agent.connect() as client:
         task = client.get_task(task_id, history_length=history)
         show_task(client.card.name if client.card else "agent", task, save_to, json_output, verbose)
+    exit_with(outcome_code(task.status.state, waiting_is_done=True))
 
 
 @app.command()
@@ -163,14 +237,22 @@ def cancel(
     json_output: JsonOutput = False,
     verbose: VerboseOutput = False,
 ) -> None:
-    """Cancel a task that has not finished."""
+    """Cancel a task that has not finished.
+
+    Says the state the task ended in (and the agent's last words, if any).
+    """
     with agent.connect() as client:
         task = client.cancel_task(task_id)
-    view = OutputChoice(json_output, verbose).view(
-        new_console(), ViewSettings(always_show_state=True)
-    )
-    view.show(task)
-    view.finish()
+    if json_output:
+        print_json_line(task)
+    elif verbose:
+        console = new_console()
+        console.print(task_header(task))
+        show_status_message(console, task.status)
+    else:
+        show_ending(new_console(), task)
+    if task.status.state is not TaskState.CANCELED:
+        exit_with(outcome_code(task.status.state, waiting_is_done=True))
 
 
 @app.command()

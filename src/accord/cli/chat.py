@@ -18,12 +18,23 @@ import typer
 from rich.console import Console
 
 from accord.cli.conversation import ViewSettings
-from accord.cli.errors import BadArgument, error_line
+from accord.cli.errors import BadArgument, error_line, outcome_code
+from accord.cli.exit_codes import EXIT_FAILURE
+from accord.cli.forms import Form, fill_in, form_in
 from accord.cli.inputs import data_part, file_part
 from accord.cli.turns import OutputChoice, Turn, show_task, take_turn
 from accord.client import SyncClient
 from accord.errors import A2AClientError, A2AError
-from accord.types import Message, Part, StreamEvent, Task, TaskState, TaskStatusUpdateEvent
+from accord.types import (
+    DataPart,
+    Message,
+    Metadata,
+    Part,
+    StreamEvent,
+    Task,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
 
 COMMANDS = {
     "/help": "this list",
@@ -45,18 +56,22 @@ class Conversation:
     task_id: str | None = None
     state: TaskState | None = None
     attachments: list[Part] = field(default_factory=list)
+    form: Form | None = None
+    """The form the task waits to have filled in, if it asked with one."""
 
     def observe(self, event: StreamEvent) -> None:
-        """Follow the context and task state through an answer or stream event."""
-        if isinstance(event, Task):
-            self.task_id, self.context_id = event.id, event.context_id
+        """Follow the context, the task's state and its form through an answer or an event."""
+        if isinstance(event, Task | TaskStatusUpdateEvent):
+            if isinstance(event, Task):
+                self.task_id, self.context_id = event.id, event.context_id
+            else:
+                self.task_id, self.context_id = event.task_id, event.context_id
             self.state = event.status.state
-        elif isinstance(event, TaskStatusUpdateEvent):
-            self.task_id, self.context_id = event.task_id, event.context_id
-            self.state = event.status.state
+            asking = self.state is TaskState.INPUT_REQUIRED
+            self.form = form_in(event.status.message) if asking else None
         elif isinstance(event, Message):
             self.context_id = event.context_id or self.context_id
-            self.task_id, self.state = None, None
+            self.task_id, self.state, self.form = None, None, None
 
     @property
     def continued_task_id(self) -> str | None:
@@ -78,15 +93,21 @@ class ChatSession:
         output: OutputChoice,
         save_to: Path,
         read_line: Callable[[str], str] = input,
+        metadata: Metadata | None = None,
+        interactive: bool | None = None,
     ) -> None:
         self.client = client
+        self.metadata = metadata
+        self.failed = False  # the last turn ended in an error
         self.console = console
         self.output = output
         self.save_to = save_to
         self.read_line = read_line
         self.conversation = Conversation()
         self.shown_messages: set[str] = set()
-        self.interactive = sys.stdin.isatty()
+        self.interactive = sys.stdin.isatty() if interactive is None else interactive
+        """A person at a terminal: prompts, and forms asked for field by field (from a pipe,
+        each line is a message, as the person typed it)."""
         card = client.get_card()
         self.agent_name = card.name
         self.streaming = bool(card.capabilities.streaming)
@@ -116,6 +137,34 @@ class ChatSession:
                 if not self.interactive:  # show the line, so a piped chat reads as one
                     self.console.print(f"you> {line}", style="bold")
                 self.say(line.removeprefix("/"))
+                self._fill_in_forms()
+
+    def _fill_in_forms(self) -> None:
+        """While the task waits with a form, ask for each of its fields and send them; a
+        /command instead of a value leaves the form (and is carried out)."""
+        while self.interactive and (form := self.conversation.form) is not None:
+            self.conversation.form = None
+            self.console.print("(fill in the form; /skip to answer in words)", style="dim")
+            try:
+                values = fill_in(form, self._ask, self._warn)
+            except _LeftForm as left:
+                if left.line != "/skip":
+                    self.command(left.line)
+                return
+            except (EOFError, KeyboardInterrupt):
+                self.console.print()
+                return
+            self.conversation.attachments.append(DataPart(data=values))
+            self.say("")
+
+    def _ask(self, prompt: str) -> str:
+        answer = self.read_line(prompt)
+        if answer.strip().startswith("/"):
+            raise _LeftForm(answer.strip())
+        return answer
+
+    def _warn(self, line: str) -> None:
+        self.console.print(line, style="red")
 
     def say(self, text: str) -> None:
         """One turn: the message with any attachments, the answer shown as it comes."""
@@ -126,14 +175,17 @@ class ChatSession:
             conversation.continued_task_id,
             conversation.context_id,
             observers=[conversation.observe],
+            metadata=self.metadata,
         )
         conversation.attachments.clear()
         settings = ViewSettings(self.agent_name, self.save_to)
         view = self.output.view(self.console, settings, shown_messages=self.shown_messages)
+        self.failed = False
         try:
             take_turn(self.client, view, turn, streaming=self.streaming)
         except (A2AError, A2AClientError) as exc:
             typer.echo(error_line(exc), err=True)
+            self.failed = True
         except KeyboardInterrupt:
             self.console.print()
             self._offer_to_cancel()
@@ -164,7 +216,7 @@ class ChatSession:
 
     def _attach(self, name: str, argument: str) -> None:
         try:
-            part = file_part(Path(argument)) if name == "/file" else data_part(argument)
+            part = file_part(Path(argument), name) if name == "/file" else data_part(argument, name)
         except BadArgument as exc:
             self.console.print(str(exc), style="red")
             return
@@ -212,12 +264,29 @@ class ChatSession:
             self.console.print("(the task goes on; /task shows it, /cancel ends it)", style="dim")
 
 
+class _LeftForm(Exception):
+    """A /command typed where a form's field was asked for."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+
 def run_chat(
     client: SyncClient,
     console: Console,
     output: OutputChoice | None = None,
     save_to: Path = Path(),
     read_line: Callable[[str], str] = input,
-) -> None:
-    """Hold a chat with the agent of `client` until /quit, /exit or the end of input."""
-    ChatSession(client, console, output or OutputChoice(), save_to, read_line).run()
+    metadata: Metadata | None = None,
+) -> int:
+    """Hold a chat with the agent of `client` until /quit, /exit or the end of input; the
+    exit status: from a pipe, how the last turn ended (see `outcome_code`), else 0."""
+    output = output or OutputChoice()
+    session = ChatSession(client, console, output, save_to, read_line, metadata)
+    session.run()
+    if session.interactive:
+        return 0
+    if session.failed:
+        return EXIT_FAILURE
+    return outcome_code(session.conversation.state)

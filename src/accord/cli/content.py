@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import RenderableType
 from rich.json import JSON
-from rich.table import Table
+from rich.text import Text
 
 from accord.types import FilePart, FileWithBytes
 
@@ -72,10 +72,12 @@ def _unused(path: Path) -> Path:
 def data_view(data: dict[str, Any]) -> RenderableType:
     """Structured data: a two-column table when its values are plain, else indented JSON."""
     if data and all(isinstance(value, _SCALARS) for value in data.values()):
-        table = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
-        table.add_column(style="bold")
-        table.add_column()
-        for key, value in data.items():
-            table.add_row(key, value if isinstance(value, str) else json.dumps(value))
-        return table
+        width = max(len(key) for key in data)
+        table = Text()
+        for number, (key, value) in enumerate(data.items()):
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            table.append("\n" if number else "")
+            table.append(key.ljust(width), style="bold")
+            table.append(f"  {shown}")
+        return table  # the values unpadded: no line ends in spaces
     return JSON.from_data(data, indent=2, ensure_ascii=False)

@@ -17,9 +17,11 @@ from rich.status import Status
 from rich.text import Text
 
 from accord.cli.content import data_view, describe_file, human_size, save_file
+from accord.cli.forms import form_of, form_view
 from accord.types import (
     Artifact,
     DataPart,
+    FilePart,
     FileWithBytes,
     Message,
     Part,
@@ -48,7 +50,8 @@ class ViewSettings:
     """How the conversation view presents an answer."""
 
     agent_name: str = "the agent"
-    save_dir: Path = Path()
+    save_dir: Path | None = Path()
+    """Where files the agent sends are saved (None: they are only named)."""
     reply_hint: str | None = None
     """Said after an interrupted task's state; `{task_id}` is filled in."""
     show_history: bool = False
@@ -77,6 +80,8 @@ class ConversationView:
         self._status: Status | None = None
         self._activity = f"{self.settings.agent_name} is working"
         self._continued: str | None = None
+        self._text_files: dict[str, tuple[str, str, list[str]]] = {}  # id: name, type, text
+        self._saved_files: set[str] = set()
 
     def continuing(self, task_id: str) -> None:
         """The answer continues this task: its question, in the stream's first snapshot of
@@ -89,7 +94,8 @@ class ConversationView:
 
     def show(self, event: StreamEvent) -> None:
         if isinstance(event, TaskArtifactUpdateEvent):
-            self._show_chunk(event.artifact, append=bool(event.append))
+            if not self._written_file(event.artifact, event.append, event.last_chunk):
+                self._show_chunk(event.artifact, append=bool(event.append))
         elif isinstance(event, TaskStatusUpdateEvent):
             self._show_status(event.task_id, event.status)
         elif isinstance(event, Task):
@@ -100,9 +106,12 @@ class ConversationView:
             self._spin()
 
     def finish(self) -> None:
-        """Stop the spinner and end the line the last text left open."""
+        """Stop the spinner, end the line the last text left open, and write the text files
+        still open (their last chunk never came)."""
         self._quiet()
         self._end_line()
+        for artifact_id in list(self._text_files):
+            self._save_text_file(artifact_id)
 
     # --- events --------------------------------------------------------------------------
 
@@ -116,7 +125,10 @@ class ConversationView:
             for message in task.history or ():
                 self._show_message(message, speaker=True)
         for artifact in task.artifacts or ():
-            self._show_chunk(artifact, append=False)
+            if artifact.artifact_id in self._saved_files:
+                continue
+            if not self._written_file(artifact, append=False, last_chunk=True):
+                self._show_chunk(artifact, append=False)
         self._show_status(task.id, task.status)
 
     def _show_status(self, task_id: str, status: TaskStatus) -> None:
@@ -155,6 +167,32 @@ class ConversationView:
         self.shown_messages.add(message.message_id)
         return True
 
+    def _written_file(
+        self, artifact: Artifact, append: bool | None, last_chunk: bool | None
+    ) -> bool:
+        """Whether `artifact` (or this chunk of it) is a text file being written: an artifact
+        named like a file whose metadata gives its media type (the coder sample's), all text.
+        Its chunks are gathered and saved as the file once the last one came."""
+        known = self._text_files.get(artifact.artifact_id)
+        if known is None and not append:
+            mime_type = (artifact.metadata or {}).get("mimeType")
+            texts = [p.text for p in artifact.parts if isinstance(p, TextPart)]
+            named = artifact.name is not None and "." in Path(artifact.name).name
+            if not (named and isinstance(mime_type, str) and len(texts) == len(artifact.parts)):
+                return False
+            known = self._text_files[artifact.artifact_id] = (artifact.name or "", mime_type, [])
+        elif known is None:
+            return False
+        known[2].extend(p.text for p in artifact.parts if isinstance(p, TextPart))
+        if last_chunk:
+            self._save_text_file(artifact.artifact_id)
+        return True
+
+    def _save_text_file(self, artifact_id: str) -> None:
+        name, mime_type, texts = self._text_files.pop(artifact_id)
+        self._saved_files.add(artifact_id)
+        self._show_parts([FilePart.from_bytes("".join(texts).encode(), name, mime_type)])
+
     def _show_chunk(self, artifact: Artifact, *, append: bool) -> None:
         """An artifact, or parts appended to one: its text continues, anything else starts anew.
 
@@ -177,8 +215,9 @@ class ConversationView:
             if isinstance(part, TextPart):
                 self._write_text(part.text)
             elif isinstance(part, DataPart):
-                self._write_block(data_view(part.data))
-            elif isinstance(part.file, FileWithBytes):
+                form = form_of(part.data)
+                self._write_block(form_view(form) if form is not None else data_view(part.data))
+            elif isinstance(part.file, FileWithBytes) and self.settings.save_dir is not None:
                 path = save_file(part.file, self.settings.save_dir)
                 size = human_size(path.stat().st_size)
                 self._write_block(Text(f"saved {path} ({size})", style="bold"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -10,76 +11,82 @@ if TYPE_CHECKING:
     from accord.client import Credentials
 
 HINT = (
-    "give credentials before the command: accord --api-key KEY | --bearer TOKEN |"
+    "give credentials, before or after the command: --api-key KEY | --bearer TOKEN |"
     " --basic USER:PASS | --client-id ID --client-secret SECRET | --cert FILE [--key FILE]"
     " (or ACCORD_API_KEY, ACCORD_BEARER, ACCORD_BASIC, ACCORD_CLIENT_ID, ACCORD_CLIENT_SECRET,"
-    " ACCORD_CERT, ACCORD_KEY); `accord card URL --json` shows the agent's securitySchemes"
+    " ACCORD_CERT, ACCORD_KEY); `accord card URL` shows what the agent asks for"
 )
 
-# None until an option names one: a command that talks to no agent never loads the client.
-_given: Credentials | None = None
+# The credentials the options named, by option (the root's, then the command's over them);
+# none named: a command that talks to no agent never loads the client.
+_values: dict[str, str] = {}
+
+NAMES = ("api_key", "bearer", "basic", "client_id", "client_secret", "scope", "cert", "key", "ca")
+"""The credential options, as parameters."""
 
 
 def given() -> Credentials:
     """The credentials the options named (none: the CLI still reads what the card asks for,
-    and says so before sending anything)."""
+    and says so before sending anything). Named ones go to the agent even when its card
+    declares no scheme (`Credentials(undeclared=True)`)."""
     from accord.client import Credentials
 
-    return _given if _given is not None else Credentials()
+    return _credentials(_values) if _values else Credentials()
 
 
-def _option(name: str, env: str, help: str) -> Any:
-    return typer.Option(name, envvar=env, help=help, show_default=False)
+def _option(name: str, env: str, help: str, metavar: str) -> Any:
+    return typer.Option(name, envvar=env, help=help, show_default=False, metavar=metavar)
 
 
-# The root command's options (before the command: `accord --api-key KEY send ...`).
+# The root command's options (before the command: `accord --api-key KEY send ...`); every
+# command that talks to an agent takes them too (`accord send URL hi --api-key KEY`).
 ApiKeyOption = Annotated[
-    str | None, _option("--api-key", "ACCORD_API_KEY", "API key (sent where the card says).")
+    str | None,
+    _option(
+        "--api-key",
+        "ACCORD_API_KEY",
+        "API key (sent where the card says; in X-API-Key if it says nothing).",
+        "KEY",
+    ),
 ]
 BearerOption = Annotated[
-    str | None, _option("--bearer", "ACCORD_BEARER", "Bearer token (opaque or a JWT).")
+    str | None, _option("--bearer", "ACCORD_BEARER", "Bearer token (opaque or a JWT).", "TOKEN")
 ]
 BasicOption = Annotated[
-    str | None, _option("--basic", "ACCORD_BASIC", "USER:PASSWORD for HTTP Basic.")
+    str | None, _option("--basic", "ACCORD_BASIC", "USER:PASSWORD for HTTP Basic.", "USER:PASSWORD")
 ]
 ClientIdOption = Annotated[
     str | None,
-    _option("--client-id", "ACCORD_CLIENT_ID", "OAuth 2.0 client id (client credentials)."),
+    _option("--client-id", "ACCORD_CLIENT_ID", "OAuth 2.0 client id (client credentials).", "ID"),
 ]
 ClientSecretOption = Annotated[
-    str | None, _option("--client-secret", "ACCORD_CLIENT_SECRET", "OAuth 2.0 client secret.")
+    str | None,
+    _option("--client-secret", "ACCORD_CLIENT_SECRET", "OAuth 2.0 client secret.", "SECRET"),
 ]
 ScopeOption = Annotated[
     str | None,
-    _option("--scope", "ACCORD_SCOPE", "OAuth 2.0 scopes to ask for (space-separated)."),
+    _option("--scope", "ACCORD_SCOPE", "OAuth 2.0 scopes to ask for (space-separated).", "SCOPES"),
 ]
 CertOption = Annotated[
-    str | None, _option("--cert", "ACCORD_CERT", "Client certificate (PEM) for mutual TLS.")
+    str | None, _option("--cert", "ACCORD_CERT", "Client certificate (PEM) for mutual TLS.", "FILE")
 ]
 KeyOption = Annotated[
-    str | None, _option("--key", "ACCORD_KEY", "The client certificate's key (PEM).")
+    str | None, _option("--key", "ACCORD_KEY", "The client certificate's key (PEM).", "FILE")
 ]
 CaOption = Annotated[
-    str | None, _option("--ca", "ACCORD_CA", "CA bundle (PEM) to verify the agent's TLS.")
+    str | None, _option("--ca", "ACCORD_CA", "CA bundle (PEM) to verify the agent's TLS.", "FILE")
 ]
 
 
-def remember(
-    api_key: str | None = None,
-    bearer: str | None = None,
-    basic: str | None = None,
-    client_id: str | None = None,
-    client_secret: str | None = None,
-    scope: str | None = None,
-    cert: str | None = None,
-    key: str | None = None,
-    ca: str | None = None,
-) -> None:
-    """Keep the credentials the root options named for the command that follows."""
-    global _given
-    _given = None
-    if not any((api_key, bearer, basic, client_id, client_secret, cert, key, ca)):
-        return
+def remember(values: Mapping[str, str | None], *, over: bool = False) -> None:
+    """Keep the credentials the options named, by option: the root's for the command that
+    follows, or with `over` the command's own (after the command), over the root's."""
+    global _values
+    named = {name: value for name, value in values.items() if value}
+    _values = {**_values, **named} if over else named
+
+
+def _credentials(values: Mapping[str, str]) -> Credentials:
     from accord.client import (
         ApiKey,
         BasicAuth,
@@ -90,6 +97,9 @@ def remember(
         Credentials,
     )
 
+    api_key, bearer, basic = values.get("api_key"), values.get("bearer"), values.get("basic")
+    client_id, client_secret = values.get("client_id"), values.get("client_secret")
+    scope, cert, key, ca = (values.get(name) for name in ("scope", "cert", "key", "ca"))
     found: list[Credential] = []
     if api_key:
         found.append(ApiKey(api_key))
@@ -109,4 +119,4 @@ def remember(
         found.append(ClientCertificate(cert, key))
     elif key:
         raise typer.BadParameter("--key goes with --cert")
-    _given = Credentials(*found, ca=ca)
+    return Credentials(*found, ca=ca, undeclared=True)

@@ -23,6 +23,7 @@ import typer
 from accord.cli import serve_options
 from accord.cli.errors import fail, reports_errors
 from accord.server.health import READY_PATH
+from accord.cli.ports import bind_error
 
 SAMPLES = ("currency", "expense", "image", "movies", "coder")
 HOST_TARGET = "accord.host:agent"
@@ -59,12 +60,15 @@ class Service:
 @reports_errors
 def demo(
     port: Annotated[
-        int, typer.Option(metavar="PORT", help="The UI's port (the one URL to open).")
+        int,
+        typer.Option(metavar="PORT", min=0, max=65535, help="The UI's port (the one URL to open)."),
     ] = 8000,
     first_port: Annotated[
         int,
         typer.Option(
             metavar="PORT",
+            min=0,
+            max=65530,
             help="The first sample's port; the other samples, the host and the registry take the"
             " next six. 0: any free ports.",
         ),
@@ -240,12 +244,8 @@ def _ports(first: int, count: int) -> list[int]:
 
 
 def _is_free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
+    """Whether the port can be served on (one in TIME_WAIT, after a restart, can)."""
+    return bind_error("127.0.0.1", port) is None
 
 
 def _free_port() -> int:

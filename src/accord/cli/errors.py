@@ -8,15 +8,50 @@ from typing import NoReturn, ParamSpec, TypeVar
 
 import typer
 
+from accord.cli.exit_codes import (
+    EXIT_AUTH_REFUSED,
+    EXIT_BAD_ARGUMENT,
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_TASK_CANCELED,
+    EXIT_TASK_FAILED,
+    EXIT_TASK_WAITING,
+    EXIT_UNREACHABLE,
+)
 from accord.client.credentials import CredentialsRequired
-from accord.errors import A2AClientError, A2AError, Unauthenticated
+from accord.errors import (
+    A2AClientError,
+    A2AError,
+    AgentUnreachable,
+    PermissionDenied,
+    Unauthenticated,
+)
+from accord.types import TaskState
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-EXIT_FAILURE = 1
-EXIT_BAD_ARGUMENT = 2
-EXIT_INTERRUPTED = 130
+_OUTCOMES = {
+    TaskState.FAILED: EXIT_TASK_FAILED,
+    TaskState.REJECTED: EXIT_TASK_FAILED,
+    TaskState.CANCELED: EXIT_TASK_CANCELED,
+    TaskState.INPUT_REQUIRED: EXIT_TASK_WAITING,
+    TaskState.AUTH_REQUIRED: EXIT_TASK_WAITING,
+}
+
+
+def outcome_code(state: TaskState | None, *, waiting_is_done: bool = False) -> int:
+    """The exit status a task left in `state` ends a command with (None: a reply, 0);
+    with `waiting_is_done`, a task waiting for the user is not a failure (accord get)."""
+    if state is None or (waiting_is_done and state.is_interrupted):
+        return 0
+    return _OUTCOMES.get(state, 0)
+
+
+def exit_with(code: int) -> None:
+    """End the command with `code` unless it is 0."""
+    if code:
+        raise typer.Exit(code)
 
 
 class BadArgument(Exception):
@@ -46,7 +81,11 @@ def reports_errors(command: Callable[P, T]) -> Callable[P, T]:
         except (Unauthenticated, CredentialsRequired) as exc:
             from accord.cli.credentials import HINT
 
-            fail(f"{error_line(exc)}\n{HINT}")
+            fail(f"{error_line(exc)}\n{HINT}", EXIT_AUTH_REFUSED)
+        except PermissionDenied as exc:
+            fail(error_line(exc), EXIT_AUTH_REFUSED)
+        except AgentUnreachable as exc:
+            fail(error_line(exc), EXIT_UNREACHABLE)
         except (A2AError, A2AClientError) as exc:
             fail(error_line(exc))
         except BadArgument as exc:

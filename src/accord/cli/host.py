@@ -48,7 +48,9 @@ def host(
     host: Annotated[
         str, typer.Option(metavar="HOST", help="Interface to listen on.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = DEFAULT_PORT,
+    port: Annotated[
+        int, typer.Option(metavar="PORT", min=0, max=65535, help="Port to listen on.")
+    ] = DEFAULT_PORT,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
     store: Annotated[
         str | None,

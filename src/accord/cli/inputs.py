@@ -2,35 +2,21 @@
 
 from __future__ import annotations
 
-import base64
-import json
-import mimetypes
 from pathlib import Path
 
 from accord.cli.errors import BadArgument
-from accord.types import DataPart, FilePart, FileWithBytes
+from accord.cli.options import json_object
+from accord.types import DataPart, FilePart
 
-_JSON_TYPE_NAMES = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 
-
-def file_part(path: Path) -> FilePart:
+def file_part(path: Path, option: str = "--file") -> FilePart:
     """The file at `path` with its name and guessed media type."""
     try:
-        content = path.read_bytes()
+        return FilePart.from_path(path)
     except OSError as exc:
-        raise BadArgument(f"cannot read --file {path}: {exc.strerror or exc}") from None
-    mime_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    encoded = base64.b64encode(content).decode("ascii")
-    return FilePart(file=FileWithBytes(bytes=encoded, name=path.name, mime_type=mime_type))
+        raise BadArgument(f"cannot read {option} {path}: {exc.strerror or exc}") from None
 
 
-def data_part(text: str) -> DataPart:
+def data_part(text: str, option: str = "--data") -> DataPart:
     """The JSON object in `text` as structured data."""
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise BadArgument(f"--data is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        kind = _JSON_TYPE_NAMES.get(type(data), "a number")
-        raise BadArgument(f"--data must be a JSON object, got {kind}")
-    return DataPart(data=data)
+    return DataPart(data=json_object(text, option))

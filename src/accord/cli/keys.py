@@ -16,6 +16,7 @@ from accord.keys.store import (
     DEFAULT_GRACE,
     DEFAULT_KEYS_DIR,
     Algorithm,
+    KeyInfo,
     KeyStore,
     KeyStoreError,
 )
@@ -46,8 +47,17 @@ AlgorithmOption = Annotated[
 @keys_app.command("new")
 @reports_errors
 def new(directory: KeysDir = DEFAULT_KEYS_DIR, alg: AlgorithmOption = None) -> None:
-    """Create the key store's first signing key (ES256 unless --alg says otherwise)."""
-    info = _run(lambda: _store(directory).new(_algorithm(alg) or "ES256"))
+    """Create the key store's first signing key (ES256 unless --alg says otherwise).
+
+    A store that has one already (accord serve makes it) keeps it, and says which it is.
+    """
+    store = _store(directory)
+    wanted = _algorithm(alg)
+    active = _signing(_run(store.list_keys))
+    if active is not None and wanted in (None, active.alg):
+        typer.echo(f"{active.kid} {active.alg} (signing, made before) in {directory}")
+        return
+    info = _run(lambda: store.new(wanted or "ES256"))
     typer.echo(f"{info.kid} {info.alg} (signing) in {directory}")
 
 
@@ -59,7 +69,7 @@ def list_keys(directory: KeysDir = DEFAULT_KEYS_DIR) -> None:
     infos = _run(store.list_keys)
     if not infos:
         typer.echo(f"no keys in {directory} (accord keys new creates one)")
-    active = next((info for info in reversed(infos) if info.retired is None), None)
+    active = _signing(infos)
     for info in infos:
         if info is active:
             state = "signing"
@@ -89,6 +99,11 @@ def rotate(
     store = _store(directory)
     info = _run(lambda: store.rotate(_algorithm(alg), grace=duration.total_seconds()))
     typer.echo(f"{info.kid} {info.alg} (signing) in {directory}")
+
+
+def _signing(infos: list[KeyInfo]) -> KeyInfo | None:
+    """The key that signs: the newest not rotated out."""
+    return next((info for info in reversed(infos) if info.retired is None), None)
 
 
 def _store(directory: Path) -> KeyStore:

@@ -7,10 +7,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 import accord
 from accord.cli import credentials
+from accord.cli.exit_codes import EXIT_CODES_HELP
 
 if TYPE_CHECKING:  # the click that typer carries (its own copy in recent versions)
     from typer._click import Command, Context, HelpFormatter
@@ -73,7 +74,21 @@ def load(name: str) -> Command:
     else:
         holder.command(name)(found)
     command: Command = typer.main.get_group(holder).commands[name]
+    _arguments_by_name(command)
     return command
+
+
+def _arguments_by_name(command: Command) -> None:
+    """Show each argument in help as its placeholder alone (`URL`), not typer's `URL <str>`."""
+    for param in command.params:
+        if isinstance(param, TyperArgument) and param.metavar:
+            setattr(param, "display_type_rich", _no_type)  # noqa: B010 (a method, per object)
+    for subcommand in getattr(command, "commands", {}).values():
+        _arguments_by_name(subcommand)
+
+
+def _no_type(ctx: Context) -> None:
+    return None
 
 
 class LazyCommands(TyperGroup):
@@ -112,7 +127,7 @@ def _accord_app(**options: Any) -> typer.Typer:
     )
 
 
-app = _accord_app(cls=LazyCommands)
+app = _accord_app(cls=LazyCommands, epilog=EXIT_CODES_HELP)
 
 
 def _print_version(asked: bool) -> None:
@@ -143,7 +158,8 @@ def root(
     ca: credentials.CaOption = None,
 ) -> None:
     """Serve A2A agents and talk to them."""
-    credentials.remember(api_key, bearer, basic, client_id, client_secret, scope, cert, key, ca)
+    given = (api_key, bearer, basic, client_id, client_secret, scope, cert, key, ca)
+    credentials.remember(dict(zip(credentials.NAMES, given, strict=True)))
 
 
 def main() -> None:

@@ -13,7 +13,22 @@ _LISTEN = "0A"  # TCP state LISTEN in /proc/net/tcp
 
 
 def ensure_free(host: str, port: int, option: str = "--port") -> None:
-    """Return if `host:port` can be listened on; otherwise end with one line saying who holds it.
+    """Return if `host:port` can be listened on; otherwise end with one line saying who holds it."""
+    exc = bind_error(host, port)
+    if exc is None:
+        return
+    if exc.errno == errno.EADDRINUSE:
+        holder = listener_of(port)
+        by = f" by {holder}" if holder else ""
+        fail(
+            f"error: port {port} on {host} is already in use{by}; stop that"
+            f" or choose another port with {option}"
+        )
+    fail(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}")
+
+
+def bind_error(host: str, port: int) -> OSError | None:
+    """Why `host:port` cannot be listened on, or None when it can.
 
     Binds the way uvicorn does (SO_REUSEADDR), so a port left in TIME_WAIT counts as free.
     """
@@ -23,14 +38,8 @@ def ensure_free(host: str, port: int, option: str = "--port") -> None:
         try:
             probe.bind((host, port))
         except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                holder = listener_of(port)
-                by = f" by {holder}" if holder else ""
-                fail(
-                    f"error: port {port} on {host} is already in use{by}; stop that"
-                    f" or choose another port with {option}"
-                )
-            fail(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}")
+            return exc
+    return None
 
 
 def listener_of(port: int) -> str | None:

@@ -37,7 +37,9 @@ def listen(
         str,
         typer.Option(metavar="URL", help="The agent whose notifications to trust (its base URL)."),
     ],
-    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 9000,
+    port: Annotated[
+        int, typer.Option(metavar="PORT", min=0, max=65535, help="Port to listen on.")
+    ] = 9000,
     host: Annotated[
         str, typer.Option(metavar="HOST", help="Interface to listen on.")
     ] = "127.0.0.1",

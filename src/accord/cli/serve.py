@@ -157,6 +157,12 @@ def serve(found: Any, settings: ServeSettings, config: ServerConfig | None = Non
             served.check()
         served.check_ports()
         announce = served.announce
+    elif settings.storage.url is not None or settings.bus_url != DEFAULT_BUS_URL:
+        raise BadArgument(
+            "--store and --bus serve an accord.Agent, not an ASGI app, whose tasks are kept"
+            " where it was made (create_app(agent, store=..., bus=...)); serve the agent"
+            " (MODULE:AGENT) instead, or leave them out"
+        )
     elif any(getattr(config, name) != getattr(_DEFAULTS, name) for name in _AGENT_ONLY):
         raise BadArgument(
             "--grpc-port, TLS, limits, --public-url and --allowed-host serve an accord.Agent,"
@@ -307,16 +313,20 @@ def _answered_hosts(host: str, port: int, config: ServerConfig) -> tuple[Allowed
     """The `Host` names the agent answers (None: any), and a line saying so when it is not
     obvious: the names of `host:port` and those given, else any with a public URL, else the
     names of `host:port` alone."""
+    try:
+        serving = AllowedHosts.serving(host, port)
+    except ValueError as exc:
+        raise BadArgument(f"--host: {exc}") from None
     given = config.allowed_hosts
     if given is not None:
         try:
-            hosts = AllowedHosts([*AllowedHosts.serving(host, port).patterns, *given.patterns])
+            hosts = AllowedHosts([*serving.patterns, *given.patterns])
         except ValueError as exc:
             raise BadArgument(f"allowed_hosts: {exc}") from None
         return hosts, f"answering requests for Host {', '.join(hosts.patterns)}; others get 400"
     if config.public_url:
         return None, ""
-    hosts = AllowedHosts.serving(host, port)
+    hosts = serving
     if _is_loopback(host):
         return hosts, ""
     return hosts, (

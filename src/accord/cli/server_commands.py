@@ -68,7 +68,10 @@ def serve(
         str, typer.Option(metavar="HOST", help="Interface to listen on.")
     ] = "127.0.0.1",
     port: Annotated[
-        int, typer.Option(metavar="PORT", envvar="ACCORD_PORT", help="Port to listen on.")
+        int,
+        typer.Option(
+            metavar="PORT", envvar="ACCORD_PORT", min=0, max=65535, help="Port to listen on."
+        ),
     ] = DEFAULT_PORT,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
     workers: serve_options.WorkersOption = "1",

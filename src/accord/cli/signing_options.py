@@ -33,8 +33,9 @@ PushAllowOption = Annotated[
 
 
 def open_keys(keys_dir: Path) -> KeyStore:
-    """The key store in `keys_dir` (`--keys`), a key made if it has none."""
+    """The key store in `keys_dir` (`--keys`); a key is made when it has none and the server
+    first signs something (no directory is made before)."""
     try:
-        return KeyStore.open(keys_dir)
+        return KeyStore.open(keys_dir, on_first_use=True)
     except KeyStoreError as exc:
         raise BadArgument(f"--keys: {exc}") from None

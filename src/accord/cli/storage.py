@@ -177,7 +177,7 @@ def _reported(url: str) -> Iterator[None]:
 
     try:
         yield
-    except (ValueError, ImportError) as exc:
+    except (ValueError, ImportError, OverflowError) as exc:  # OverflowError: a port > 65535
         raise BadArgument(f"--store {display_url(url)}: {exc}") from None
     except StoreOfAnotherAgent as exc:
         fail(f"error: {display_url(url)}: {exc}")

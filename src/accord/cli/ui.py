@@ -44,7 +44,9 @@ def ui(
     host: Annotated[
         str, typer.Option(metavar="HOST", help="Interface to listen on.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 8080,
+    port: Annotated[
+        int, typer.Option(metavar="PORT", min=0, max=65535, help="Port to listen on.")
+    ] = 8080,
     allowed_host: serve_options.AllowedHostOption = None,
     token: Annotated[
         str | None,

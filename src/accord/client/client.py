@@ -60,6 +60,9 @@ def _at_most(history_length: int | None, result: TaskOrMessage) -> TaskOrMessage
     return result.model_copy(update={"history": history})
 
 
+EXTENSION_HEADERS = ("A2A-Extensions", "X-A2A-Extensions")
+"""Where a request lists the extensions it activates: 1.0's name, then 0.3's."""
+
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
 """Per network operation; streams stay open as long as events or keep-alives keep coming."""
 
@@ -85,6 +88,8 @@ class Client:
     With `trusted_keys` (a JWKS URL, a `JwksClient` or `StaticKeys`), the fetched card must
     carry a signature by one of those keys, or every call fails with A2AClientError; so must
     the extended card, or `get_extended_card` fails with it.
+    `extensions` (URIs) are asked to be activated on every request (`A2A-Extensions`, and
+    `X-A2A-Extensions` for A2A 0.3 agents): the agent activates those it implements.
     """
 
     def __init__(
@@ -100,6 +105,7 @@ class Client:
         credentials: Credentials | Sequence[Credential] | None = None,
         trusted_keys: TrustedKeys | str | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        extensions: Sequence[str] = (),
     ) -> None:
         self.url = url
         self._owns_http = http_client is None
@@ -110,6 +116,8 @@ class Client:
             http_client = httpx_client(timeout, self._auth, http_transport)
         self._http = http_client
         self._headers = dict(headers or {})
+        if extensions:
+            self._headers |= dict.fromkeys(EXTENSION_HEADERS, ", ".join(extensions))
         self._card = card
         self._wanted = (transport, version)
         self._transport: Transport | None = None

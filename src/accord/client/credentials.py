@@ -158,13 +158,28 @@ def _takes_bearer(scheme: SecurityScheme) -> bool:
 Chosen = list[tuple[SecurityScheme, Sequence[str], Credential]]
 
 
+UNDECLARED_SCHEMES: tuple[SecurityScheme, ...] = (
+    APIKeySecurityScheme(name="X-API-Key", in_="header"),
+    HTTPAuthSecurityScheme(scheme="bearer"),
+    HTTPAuthSecurityScheme(scheme="basic"),
+)
+"""Where credentials go to an agent whose card declares no scheme (`Credentials(undeclared=
+True)`): an API key in `X-API-Key`, a token or a user and password in `Authorization`."""
+
+
 class Credentials:
     """The credentials a `Client` may present; for each agent it presents those that meet
     one of the card's security requirements (the first that can be met), and nothing to an
-    agent that asks for none. `ca` is a CA bundle to verify the agent's TLS certificate."""
+    agent that asks for none, unless `undeclared`: then such an agent gets the API keys,
+    bearer tokens and basic credentials as `UNDECLARED_SCHEMES` places them (an agent that
+    checks them with an authenticator of its own, its card saying nothing). `ca` is a CA
+    bundle to verify the agent's TLS certificate."""
 
-    def __init__(self, *credentials: Credential, ca: str | None = None) -> None:
+    def __init__(
+        self, *credentials: Credential, ca: str | None = None, undeclared: bool = False
+    ) -> None:
         self.credentials = list(credentials)
+        self.undeclared = undeclared
         certificates = [c for c in credentials if isinstance(c, ClientCertificate)]
         self.certificate = certificates[0] if certificates else None
         self.ca = ca or (self.certificate.ca if self.certificate else None)
@@ -175,7 +190,7 @@ class Credentials:
         schemes = card.security_schemes or {}
         requirements = card.security or []
         if not requirements:
-            return []
+            return self._undeclared() if self.undeclared else []
         for requirement in requirements:
             chosen: Chosen = []
             for name, scopes in requirement.items():
@@ -192,13 +207,30 @@ class Credentials:
             f"{card.name} asks for {describe_requirements(card)}; no credentials given meet that"
         )
 
+    def _undeclared(self) -> Chosen:
+        chosen: Chosen = []
+        for credential in self.credentials:
+            scheme = next((s for s in UNDECLARED_SCHEMES if credential.fits(s)), None)
+            if scheme is not None:
+                chosen.append((scheme, [], credential))
+        return chosen
+
     def ssl_context(self) -> ssl.SSLContext | None:
         """The TLS context with the client certificate and CA bundle, when either is given."""
         if self.certificate is None and self.ca is None:
             return None
-        context = ssl.create_default_context(cafile=self.ca)
+        try:
+            context = ssl.create_default_context(cafile=self.ca)
+        except OSError as exc:  # ssl.SSLError too
+            raise A2AClientError(f"cannot use the CA bundle {self.ca}: {_reason(exc)}") from None
         if self.certificate is not None:
-            context.load_cert_chain(self.certificate.certfile, self.certificate.keyfile)
+            certificate = self.certificate
+            try:
+                context.load_cert_chain(certificate.certfile, certificate.keyfile)
+            except OSError as exc:  # ssl.SSLError too
+                raise A2AClientError(
+                    f"cannot use the client certificate {certificate.certfile}: {_reason(exc)}"
+                ) from None
         return context
 
 
@@ -231,3 +263,7 @@ def describe_scheme(scheme: SecurityScheme) -> str:
     if isinstance(scheme, OpenIdConnectSecurityScheme):
         return f"an OpenID Connect token ({scheme.open_id_connect_url})"
     return "a client certificate (mutual TLS)"
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)

@@ -66,6 +66,7 @@ class SyncClient:
         version: str | None = None,
         credentials: Credentials | Sequence[Credential] | None = None,
         trusted_keys: TrustedKeys | str | None = None,
+        extensions: Sequence[str] = (),
     ) -> None:
         self._client = Client(
             url,
@@ -76,6 +77,7 @@ class SyncClient:
             version=version,
             credentials=credentials,
             trusted_keys=trusted_keys,
+            extensions=extensions,
         )
         self._portal_context = start_blocking_portal()
         self._portal: BlockingPortal = self._portal_context.__enter__()

@@ -112,6 +112,7 @@ class KeyStore:
         self._infos: list[KeyInfo] = []
         self._private: dict[str, PrivateKey] = {}
         self._loaded_stamp: int | None = None
+        self._first_alg: Algorithm | None = None  # with `open(on_first_use=True)`
         if self.directory is not None:
             self._reload()
 
@@ -123,14 +124,27 @@ class KeyStore:
         return store
 
     @classmethod
-    def open(cls, directory: Path | str, *, create_alg: Algorithm = DEFAULT_ALGORITHM) -> KeyStore:
+    def open(
+        cls,
+        directory: Path | str,
+        *,
+        create_alg: Algorithm = DEFAULT_ALGORITHM,
+        on_first_use: bool = False,
+    ) -> KeyStore:
         """The store in `directory`, given a first key (`create_alg`) if it has no active one
-        (replicas starting together on one directory make one key between them)."""
+        (replicas starting together on one directory make one key between them). With
+        `on_first_use`, that key is made when something is first signed: a server that
+        signs nothing leaves no directory behind."""
         store = cls(directory)
-        with store._locked():
-            if store._active_info() is None:
-                store._add(generate_key(create_alg))
+        if on_first_use:
+            store._first_alg = create_alg
+        else:
+            store._make_first_key(create_alg)
         return store
+
+    def _make_first_key(self, alg: Algorithm) -> KeyInfo:
+        with self._locked():
+            return self._active_info() or self._add(generate_key(alg))
 
     def list_keys(self) -> list[KeyInfo]:
         """Every key held, oldest first."""
@@ -141,6 +155,8 @@ class KeyStore:
         """The key to sign with now."""
         self._reload()
         info = self._active_info()
+        if info is None and self._first_alg is not None:
+            info = self._make_first_key(self._first_alg)
         if info is None:
             raise KeyStoreError(f"no signing key in {self._where()}: run `accord keys new`")
         return SigningKey(info.kid, info.alg, self._private_key(info.kid))

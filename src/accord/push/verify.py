@@ -13,6 +13,9 @@ from typing import Any
 import jwt
 from jwt.exceptions import PyJWTError
 
+from accord.codecs.base import validated
+from accord.codecs.protojson import STREAM_RESPONSE
+from accord.errors import A2AError
 from accord.keys.cards import TrustedKeys
 from accord.keys.jwks_client import JwksClient, JwksError
 from accord.keys.notifications import (
@@ -24,6 +27,7 @@ from accord.keys.notifications import (
     TOKEN_HEADER,
     body_hash,
 )
+from accord.types import StreamEvent, adapters
 
 ALGORITHMS = ("ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "EdDSA")
 """Algorithms a notification may be signed with (never `none` or a shared-secret HMAC)."""
@@ -51,6 +55,24 @@ class Notification:
     def json(self) -> Any:
         """The body parsed (a Task, or a 1.0 StreamResponse)."""
         return json.loads(self.body)
+
+    def event(self) -> StreamEvent:
+        """The body as the event it stands for, whichever payload format the webhook was
+        registered in: a `Task` (the task's snapshot), or, from a webhook registered over
+        A2A 1.0, the `Task`, `Message`, `TaskStatusUpdateEvent` or `TaskArtifactUpdateEvent`
+        its StreamResponse holds. NotificationRefused for a body that is none of these."""
+        body = self.json()
+        stream_response = isinstance(body, dict) and not body.keys().isdisjoint(_STREAM_MEMBERS)
+        try:
+            event: StreamEvent = _STREAM_RESPONSE(body) if stream_response else _TASK(body)
+        except A2AError as exc:
+            raise NotificationRefused(f"the body is not an A2A event: {exc.message}") from None
+        return event
+
+
+_STREAM_MEMBERS = frozenset({"task", "message", "statusUpdate", "artifactUpdate"})
+_STREAM_RESPONSE = validated(adapters.STREAM_EVENT, STREAM_RESPONSE.from_v1)
+_TASK = validated(adapters.TASK)
 
 
 class SeenTokens:

@@ -111,6 +111,15 @@ class Task(A2AModel):
     history: list[Message] | None = None
     metadata: Metadata | None = None
 
+    @property
+    def text(self) -> str:
+        """What the agent said: its artifacts' text, one artifact per line; when none holds
+        text, the status message's (a question, or why the task failed)."""
+        said = "\n".join(text for artifact in self.artifacts or () if (text := artifact.text))
+        if said or self.status.message is None:
+            return said
+        return self.status.message.text
+
 
 class TaskStatusUpdateEvent(A2AModel):
     """The task's status changed."""

@@ -21,6 +21,7 @@ from accord.core.outbound import inject
 from accord.errors import (
     A2AClientError,
     A2AError,
+    AgentUnreachable,
     InvalidParams,
     PermissionDenied,
     RateLimited,
@@ -155,7 +156,7 @@ class GrpcTransport(Transport):
         if code in _BY_CODE:
             return _BY_CODE[code](message)
         if code is grpc.StatusCode.UNAVAILABLE:
-            return A2AClientError(f"cannot connect to {self.target}: {message}")
+            return AgentUnreachable(f"cannot connect to {self.target}: {message}")
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return A2AClientError(f"{rpc} at {self.target} timed out")
         return A2AClientError(f"{rpc} at {self.target} failed: {code.name}: {message}")
