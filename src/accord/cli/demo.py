@@ -22,8 +22,8 @@ import typer
 
 from accord.cli import serve_options
 from accord.cli.errors import fail, reports_errors
-from accord.server.health import READY_PATH
 from accord.cli.ports import bind_error
+from accord.server.health import READY_PATH
 
 SAMPLES = ("currency", "expense", "image", "movies", "coder")
 HOST_TARGET = "accord.host:agent"
