@@ -13,6 +13,7 @@ from pydantic_core import to_json
 
 from accord.codecs import protojson, protojson_models, v1_0
 from accord.core.query import TaskPage
+from accord.core.records import EventRecord
 from accord.errors import InvalidParams
 from accord.types import (
     Artifact,
@@ -144,6 +145,15 @@ def test_a_page_of_tasks_read_from_the_models_is_the_converted_one(
 def test_every_stream_event_read_from_the_model_is_the_converted_one(event: Any) -> None:
     encoded = protojson_models.write_member(protojson.STREAM_RESPONSE, event)
     assert encoded == converted(protojson.STREAM_RESPONSE, event)
+
+
+@PROPERTY
+@given(tasks | messages | status_updates | artifact_updates)
+def test_a_stream_record_is_written_as_its_payload_converts(event: Any) -> None:
+    record = EventRecord.of("t", 1, event, final=False)
+    expected = converted(protojson.STREAM_RESPONSE, event)
+    assert v1_0.stream_result(record) == expected
+    assert v1_0.stream_result(record) is record.encodings[v1_0.STREAM_ENCODING]  # made once
 
 
 @PROPERTY

@@ -290,11 +290,16 @@ def send_message_result(result: Task | Message) -> bytes:
 
 
 def stream_result(record: EventRecord) -> bytes:
-    """The StreamResponse JSON of a record, converted from its 0.3 payload once per record.
-
-    The payload, not `record.event`: a task snapshot's event is the live task, which moves on.
-    """
-    return converted_record(record, STREAM_ENCODING, STREAM_RESPONSE)
+    """The StreamResponse JSON of a record, made once per record: written from its event,
+    except a task snapshot's, converted from its 0.3 payload (a snapshot's event is the live
+    task, which moves on; the other events never change once recorded)."""
+    encoded = record.encodings.get(STREAM_ENCODING)
+    if encoded is None:
+        event = record.event
+        if event is None or isinstance(event, Task):
+            return converted_record(record, STREAM_ENCODING, STREAM_RESPONSE)
+        encoded = record.encodings[STREAM_ENCODING] = write_member(STREAM_RESPONSE, event)
+    return encoded
 
 
 class StreamResponses(PushFormat):
