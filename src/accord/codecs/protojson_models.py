@@ -54,7 +54,9 @@ def _fields(model: type[A2AModel]) -> dict[str, cs.ModelField]:
 # --- writing ---------------------------------------------------------------------------------
 
 _OWN_FIELDS = attrgetter("__dict__")
-"""A model's field values (what a model serializer reads): taken in C, not in Python."""
+"""A model's field values, taken in C, written by a typed-dict schema of its fields: a model
+schema naming a complete model class gets that class's own serializer from pydantic-core,
+whatever fields it lists (as `_constructed` says of validators)."""
 
 _LEFT_OUT = frozenset({"kind", "final"})
 """Members 0.3 has and 1.0 does not: the discriminator, and `final` of a status update."""
