@@ -53,6 +53,19 @@ def test_a_malformed_pattern_is_refused() -> None:
         AllowedHosts(["bad host"])
 
 
+@given(
+    st.lists(
+        st.sampled_from(["127.0.0.1:8000", "x.example.com", "evil.com", "agent.io:5", ""])
+        | st.text(max_size=20),
+        max_size=600,
+    )
+)
+def test_a_verdict_remembered_is_the_one_judged_afresh(hosts: list[str]) -> None:
+    remembering = AllowedHosts(LOCAL.patterns)
+    for host in hosts:  # more names than it remembers, some of them again and again
+        assert remembering.allows(host) is AllowedHosts(LOCAL.patterns).allows(host)
+
+
 @given(st.text(max_size=80))
 def test_no_header_raises(host: str) -> None:
     LOCAL.allows(host)

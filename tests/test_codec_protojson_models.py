@@ -1,5 +1,6 @@
-"""ProtoJSON read from the models themselves equals ProtoJSON converted from their 0.3 JSON, and
-the 1.0 SendMessage decoder's shortcut for a message alone equals its validated path."""
+"""ProtoJSON written from the models themselves equals ProtoJSON converted from their 0.3 JSON,
+and the 1.0 SendMessage request read straight into the canonical model equals the request
+converted from 0.3 JSON (the same parameters, or the same error)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic_core import to_json
 
-from accord.codecs import protojson, v1_0
+from accord.codecs import protojson, protojson_models, v1_0
 from accord.core.query import TaskPage
+from accord.core.records import EventRecord
 from accord.errors import InvalidParams
 from accord.types import (
     Artifact,
@@ -117,7 +119,6 @@ def converted(converter: protojson.Converter, model: Any) -> bytes:
 @PROPERTY
 @given(tasks | messages)
 def test_a_send_result_read_from_the_model_is_the_converted_one(result: Task | Message) -> None:
-    assert type(result) in protojson.SEND_MESSAGE_RESPONSE.models  # the models are read
     encoded = v1_0.send_message_result(result)
     assert encoded == converted(protojson.SEND_MESSAGE_RESPONSE, result)
     if isinstance(result, Task):
@@ -142,9 +143,17 @@ def test_a_page_of_tasks_read_from_the_models_is_the_converted_one(
 @PROPERTY
 @given(tasks | messages | status_updates | artifact_updates)
 def test_every_stream_event_read_from_the_model_is_the_converted_one(event: Any) -> None:
-    assert type(event) in protojson.STREAM_RESPONSE.models
-    encoded = protojson.encode(protojson.STREAM_RESPONSE, event)
+    encoded = protojson_models.write_member(protojson.STREAM_RESPONSE, event)
     assert encoded == converted(protojson.STREAM_RESPONSE, event)
+
+
+@PROPERTY
+@given(tasks | messages | status_updates | artifact_updates)
+def test_a_stream_record_is_written_as_its_payload_converts(event: Any) -> None:
+    record = EventRecord.of("t", 1, event, final=False)
+    expected = converted(protojson.STREAM_RESPONSE, event)
+    assert v1_0.stream_result(record) == expected
+    assert v1_0.stream_result(record) is record.encodings[v1_0.STREAM_ENCODING]  # made once
 
 
 @PROPERTY
@@ -212,3 +221,57 @@ def test_a_message_alone_decodes_as_the_validated_request_does(message: Any) -> 
         message = message["message"]
     # An unknown member (here a tenant, which this server does not route by) is validated.
     assert outcome({"message": message}) == outcome({"message": message, "tenant": "t"})
+
+
+# --- SendMessage: read straight into the canonical model, or converted from 0.3 JSON ----------
+
+
+def converted_outcome(params: dict[str, Any]) -> Any:
+    try:
+        return v1_0.converted_send_message_request(params).to_wire()
+    except InvalidParams as exc:
+        return exc.message, exc.data
+
+
+v1_configurations = st.fixed_dictionaries(
+    {},
+    optional={
+        "acceptedOutputModes": st.lists(texts, max_size=2) | json_values,
+        "historyLength": st.none() | st.integers(-2, 5),
+        "returnImmediately": st.booleans() | json_values,
+        "taskPushNotificationConfig": st.fixed_dictionaries(
+            {"url": texts}, optional={"token": optional_texts, "id": texts}
+        )
+        | json_values,
+        "return_immediately": st.booleans(),
+    },
+)
+v1_requests = st.fixed_dictionaries(
+    {
+        "message": v1_messages
+        | messages.map(lambda m: json.loads(v1_0.send_message_result(m))["message"])
+    },
+    optional={
+        "configuration": st.none() | v1_configurations | json_values,
+        "metadata": metadata | json_values,
+        "tenant": texts,
+        "meta_data": objects,
+    },
+)
+
+
+@PROPERTY
+@given(v1_requests | json_values)
+def test_a_send_message_request_reads_as_its_conversion_does(params: Any) -> None:
+    assert outcome(params) == converted_outcome(params)
+
+
+@given(messages)
+@settings(max_examples=50, deadline=None)
+def test_a_message_a_client_sends_is_read_straight_into_the_model(message: Message) -> None:
+    sent = json.loads(v1_0.send_message_result(message))["message"]
+    configuration = {"acceptedOutputModes": ["text/plain"], "returnImmediately": True}
+    for params in ({"message": sent}, {"message": sent, "configuration": configuration}):
+        read = v1_0._SEND_MESSAGE_PARAMS.validate_python(params)  # no fallback: no error
+        assert type(read.message) is Message
+        assert read.to_wire() == v1_0.converted_send_message_request(params).to_wire()

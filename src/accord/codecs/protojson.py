@@ -13,14 +13,8 @@ from accord.codecs.base import (
 )
 from accord.types import (
     A2AModel,
-    Artifact,
-    Message,
     Role,
-    Task,
-    TaskArtifactUpdateEvent,
     TaskState,
-    TaskStatus,
-    TaskStatusUpdateEvent,
 )
 
 #
@@ -37,38 +31,10 @@ class Converter(Protocol):
     def from_v1(self, value: Any, path: str) -> dict[str, Any]: ...
 
 
-class ModelConverter(Converter, Protocol):
-    """A converter that also reads the canonical model of its message type itself.
-
-    `dump(obj)` is what `to_v1` makes of the 0.3 JSON of `obj` nested in another model (the
-    fields of the type declared there), without making that JSON: values it does not convert
-    (ids, metadata, data) are the model's own, shared with it and left to the JSON encoder.
-    `models` are the classes whose own 0.3 JSON has the same fields (not their subclasses).
-    """
-
-    models: frozenset[type[A2AModel]]
-
-    def dump(self, obj: Any) -> dict[str, Any]: ...
-
-
-def dumped(converter: ModelConverter, model: A2AModel) -> dict[str, Any]:
-    """`converter.to_v1(model.to_wire())`, read from the model where it can be: JSON for
-    `encode_dumped`, not to be changed (it shares values with the model)."""
-    if type(model) in converter.models:
-        return converter.dump(model)
-    return converter.to_v1(model.to_wire())
-
-
-def encode_dumped(value: Any) -> bytes:
-    """The JSON of what holds `dumped` objects. Their values not yet encoded (metadata, data)
-    are encoded as the models' own dump encodes them: models among them by alias without
-    nulls, infinities and NaN as null (what was converted from a dump is JSON already)."""
-    return to_json(value, by_alias=True, exclude_none=True, inf_nan_mode="null")
-
-
-def encode(converter: ModelConverter, model: A2AModel) -> bytes:
-    """The ProtoJSON bytes of `model`: those of `converter.to_v1(model.to_wire())`."""
-    return encode_dumped(dumped(converter, model))
+def encode(converter: Converter, model: A2AModel) -> bytes:
+    """The ProtoJSON bytes of `model`, converted from its 0.3 JSON (the general way: for the
+    busiest shapes, `protojson_models` writes them from the model itself)."""
+    return to_json(converter.to_v1(model.to_wire()))
 
 
 class ProtoEnum:
@@ -76,25 +42,29 @@ class ProtoEnum:
 
     def __init__(self, name: str, values: Sequence[tuple[str, str | None]]) -> None:
         self.name = name
-        self._to_v1 = {old: new for new, old in values if old is not None}
+        to_v1 = {old: new for new, old in values if old is not None}
+        self.to_v1: Callable[[str], str] = to_v1.__getitem__
+        """The ProtoJSON name of a 0.3 value (a lookup made in C: it writes every enum)."""
         self._from_v1: dict[str | int, str] = {}
         for number, (new, old) in enumerate(values):
             if old is not None:
                 self._from_v1[new] = self._from_v1[number] = old
         self.names = [new for new, old in values if old is not None]
 
-    def to_v1(self, value: str) -> str:
-        return self._to_v1[value]
-
     def from_v1(self, value: Any, path: str) -> str:
         """The 0.3 value of a ProtoJSON enum value (its name, or its number)."""
+        try:
+            return self.canonical(value)
+        except ValueError as exc:
+            raise field_error(path, str(exc)) from None
+
+    def canonical(self, value: Any) -> str:
+        """The 0.3 value of a ProtoJSON enum value, or ValueError (as a validator raises)."""
         if isinstance(value, str | int) and not isinstance(value, bool):
             found = self._from_v1.get(value)
             if found is not None:
                 return found
-        raise field_error(
-            path, f"{value!r} is not a {self.name}; use one of {', '.join(self.names)}"
-        )
+        raise ValueError(f"{value!r} is not a {self.name}; use one of {', '.join(self.names)}")
 
 
 ROLE = ProtoEnum(
@@ -131,10 +101,6 @@ def _join(path: str, name: str | int) -> str:
     return f"{path}.{name}" if path else str(name)
 
 
-_DumpedField = tuple[str, str, Callable[[Any], Any] | None]
-"""A model field as Shape.dump reads it: attribute, ProtoJSON member, conversion (if any)."""
-
-
 class Shape:
     """A message type whose two JSON forms differ only in a few members.
 
@@ -142,8 +108,6 @@ class Shape:
     `one` and `many` are members holding one, or a list of, nested messages; `only_v0_3`
     are 0.3 members 1.0 does not have; `renamed` maps a 0.3 member to its ProtoJSON name
     where they differ (the 0.3 proto, see codecs.rest_v0_3). Every other member is the same.
-    With `model`, its canonical model, it can also `dump` one (see ModelConverter); its
-    nested messages' converters must then be able to as well.
 
     What each member needs is worked out here once, not on every object converted.
     """
@@ -157,7 +121,6 @@ class Shape:
         many: Mapping[str, Converter] | None = None,
         only_v0_3: Sequence[str] = (),
         renamed: Mapping[str, str] | None = None,
-        model: type[A2AModel] | None = None,
     ) -> None:
         self.kind = kind
         self.enums = enums or {}
@@ -165,8 +128,6 @@ class Shape:
         self.many = many or {}
         self.only_v0_3 = frozenset(("kind", *only_v0_3))
         self.renamed = dict(renamed or {})
-        self.models: frozenset[type[A2AModel]] = frozenset((model,) if model else ())
-        self._dumped = self._dumped_fields(model) if model else ()
         # The conversion of each member that has one, looked up once per member present.
         self._to_v1_values: dict[str, Callable[[Any], Any]] = {
             **{name: enum.to_v1 for name, enum in self.enums.items()},
@@ -187,37 +148,6 @@ class Shape:
     def _spelled(self, name: str) -> str:
         """Member `name` as the client spells it."""
         return self.renamed.get(name, name)
-
-    def _dumped_fields(self, model: type[A2AModel]) -> tuple[_DumpedField, ...]:
-        """How `dump` reads each field of `model`: its attribute, its ProtoJSON name and the
-        conversion of its value, in the order `to_v1` leaves the members (renamed ones last)."""
-        fields: dict[str, _DumpedField] = {}
-        for attribute, info in model.model_fields.items():
-            name = info.serialization_alias or info.alias or attribute
-            if name in self.only_v0_3:
-                continue
-            convert: Callable[[Any], Any] | None = None
-            if name in self.enums:
-                convert = self.enums[name].to_v1
-            elif name in self.one:
-                convert = _model_converter(self.one[name]).dump
-            elif name in self.many:
-                convert = _each(_model_converter(self.many[name]).dump)
-            fields[name] = (attribute, name, convert)
-        for name, wire in self.renamed.items():
-            if name in fields:
-                attribute, _, convert = fields.pop(name)
-                fields[name] = (attribute, wire, convert)
-        return tuple(fields.values())
-
-    def dump(self, obj: Any) -> dict[str, Any]:
-        values = obj.__dict__  # every field's value, None included
-        out: dict[str, Any] = {}
-        for attribute, name, convert in self._dumped:
-            value = values[attribute]
-            if value is not None:
-                out[name] = value if convert is None else convert(value)
-        return out
 
     def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
         convert, skip = self._to_v1_values.get, self.only_v0_3
@@ -240,12 +170,6 @@ class Shape:
         if self.kind is not None:
             out["kind"] = self.kind
         return out
-
-
-def _model_converter(converter: Converter) -> ModelConverter:
-    if not hasattr(converter, "dump") or (isinstance(converter, Shape) and not converter.models):
-        raise TypeError(f"{converter!r} cannot read models; give it its model")
-    return converter  # type: ignore[return-value]
 
 
 # Loops rather than comprehensions below: the lists are short, and a comprehension costs a
@@ -311,9 +235,9 @@ class PartConverter:
             out["metadata"] = obj["metadata"]
         return out
 
-    models: frozenset[type[A2AModel]] = frozenset()  # a part is only ever nested
-
     def dump(self, obj: Any) -> dict[str, Any]:
+        """The ProtoJSON members of a canonical part (its values, not yet JSON): what
+        `to_v1` makes of its 0.3 JSON, read from the model (see protojson_models)."""
         kind = obj.kind
         out: dict[str, Any]
         if kind == "file":
@@ -371,15 +295,10 @@ class OneOf:
     def __init__(self, members: Mapping[str, Shape]) -> None:
         self.members = members
         self._by_kind = {shape.kind: (member, shape) for member, shape in members.items()}
-        self.models = frozenset().union(*(shape.models for shape in members.values()))
 
     def to_v1(self, obj: dict[str, Any]) -> dict[str, Any]:
         member, shape = self._by_kind[obj["kind"]]
         return {member: shape.to_v1(obj)}
-
-    def dump(self, obj: Any) -> dict[str, Any]:
-        member, shape = self._by_kind[obj.kind]
-        return {member: shape.dump(obj)}
 
     def from_v1(self, value: Any, path: str) -> dict[str, Any]:
         wrapper = proto_object(value, path)
@@ -393,24 +312,20 @@ class OneOf:
 
 
 PART = PartConverter()
-MESSAGE = Shape(kind="message", enums={"role": ROLE}, many={"parts": PART}, model=Message)
-ARTIFACT = Shape(many={"parts": PART}, model=Artifact)
-TASK_STATUS = Shape(enums={"state": TASK_STATE}, one={"message": MESSAGE}, model=TaskStatus)
+MESSAGE = Shape(kind="message", enums={"role": ROLE}, many={"parts": PART})
+ARTIFACT = Shape(many={"parts": PART})
+TASK_STATUS = Shape(enums={"state": TASK_STATE}, one={"message": MESSAGE})
 TASK = Shape(
     kind="task",
     one={"status": TASK_STATUS},
     many={"artifacts": ARTIFACT, "history": MESSAGE},
-    model=Task,
 )
 STATUS_UPDATE = StatusUpdateShape(
     kind="status-update",
     one={"status": TASK_STATUS},
     only_v0_3=("final",),
-    model=TaskStatusUpdateEvent,
 )
-ARTIFACT_UPDATE = Shape(
-    kind="artifact-update", one={"artifact": ARTIFACT}, model=TaskArtifactUpdateEvent
-)
+ARTIFACT_UPDATE = Shape(kind="artifact-update", one={"artifact": ARTIFACT})
 SEND_MESSAGE_RESPONSE = OneOf({"task": TASK, "message": MESSAGE})
 STREAM_RESPONSE = OneOf(
     {

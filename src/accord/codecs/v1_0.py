@@ -5,7 +5,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Self
 
-from pydantic import Field
+from pydantic import Field, ValidationError
+from pydantic_core import core_schema as cs
 from pydantic_core import from_json, to_json
 
 from accord.codecs.base import (
@@ -23,11 +24,9 @@ from accord.codecs.protojson import (
     TASK,
     TASK_STATE,
     Converter,
-    dumped,
-    encode,
-    encode_dumped,
     proto_object,
 )
+from accord.codecs.protojson_models import MESSAGE_READ, reading, validator, write, write_member
 from accord.codecs.versions import ProtocolVersion
 from accord.core.push import PushFormat, register_push_format
 from accord.core.query import (
@@ -161,7 +160,38 @@ class ListTaskPushNotificationConfigsRequest(A2AModel):
     page_token: str | None = None
 
 
+_SEND_MESSAGE_PARAMS = validator(
+    reading(
+        MessageSendParams,
+        extra="ignore",  # the tenant, which this server does not route by
+        message=MESSAGE_READ,
+        configuration=cs.with_default_schema(
+            cs.nullable_schema(
+                cs.no_info_after_validator_function(
+                    SendMessageConfiguration.canonical,
+                    SendMessageConfiguration.__pydantic_core_schema__,
+                )
+            ),
+            default=None,
+        ),
+    )
+)
+"""A SendMessageRequest read straight into MessageSendParams, for the request as nearly every
+client sends it (1.0 names only, no nulls where a value is needed, every part a plain one)."""
+
+
 def send_message_request(params: Any) -> MessageSendParams:
+    # A member with "_" may be a proto name the converters rename: theirs to read.
+    if type(params) is dict and not any("_" in name for name in params):
+        try:
+            return _SEND_MESSAGE_PARAMS.validate_python(params)  # type: ignore[no-any-return]
+        except ValidationError:
+            pass  # the converters accept what it does not, or say what is wrong and where
+    return converted_send_message_request(params)
+
+
+def converted_send_message_request(params: Any) -> MessageSendParams:
+    """`send_message_request` the general way: the 1.0 message converted to 0.3 JSON first."""
     fields = proto_object(params, "")
     message = fields.get("message")
     configuration = metadata = None
@@ -252,19 +282,24 @@ STREAM_ENCODING = "1.0"
 
 
 def task_result(task: Task) -> bytes:
-    return encode(TASK, task)
+    return write(TASK, task)
 
 
 def send_message_result(result: Task | Message) -> bytes:
-    return encode(SEND_MESSAGE_RESPONSE, result)
+    return write_member(SEND_MESSAGE_RESPONSE, result)
 
 
 def stream_result(record: EventRecord) -> bytes:
-    """The StreamResponse JSON of a record, converted from its 0.3 payload once per record.
-
-    The payload, not `record.event`: a task snapshot's event is the live task, which moves on.
-    """
-    return converted_record(record, STREAM_ENCODING, STREAM_RESPONSE)
+    """The StreamResponse JSON of a record, made once per record: written from its event,
+    except a task snapshot's, converted from its 0.3 payload (a snapshot's event is the live
+    task, which moves on; the other events never change once recorded)."""
+    encoded = record.encodings.get(STREAM_ENCODING)
+    if encoded is None:
+        event = record.event
+        if event is None or isinstance(event, Task):
+            return converted_record(record, STREAM_ENCODING, STREAM_RESPONSE)
+        encoded = record.encodings[STREAM_ENCODING] = write_member(STREAM_RESPONSE, event)
+    return encoded
 
 
 class StreamResponses(PushFormat):
@@ -292,14 +327,16 @@ def converted_record(record: EventRecord, key: str, converter: Converter) -> byt
 
 
 def list_tasks_result(page: TaskPage) -> bytes:
-    return encode_dumped(
+    tasks = b",".join([task_result(task) for task in page.tasks])
+    # The members after `tasks`, as to_json writes them, `{` and all: joined after the tasks.
+    rest = to_json(
         {
-            "tasks": [dumped(TASK, task) for task in page.tasks],
             "nextPageToken": page.next_page_token,
             "pageSize": page.page_size,
             "totalSize": page.total_size,
         }
     )
+    return b'{"tasks":[' + tasks + b"]," + rest[1:]
 
 
 def push_config_result(config: TaskPushNotificationConfig) -> bytes:
