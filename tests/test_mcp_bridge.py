@@ -22,6 +22,7 @@ from mcp.types import CallToolResult, ImageContent, ResourceLink, TextContent, T
 import accord
 from accord import create_app
 from accord.auth import ApiKey, Security
+from accord.cli.exit_codes import EXIT_UNREACHABLE
 from accord.samples import currency, echo, expense, image, ticker
 from accord.types import TaskState
 from agents_for_tests import SAFETY_TIMEOUT
@@ -203,7 +204,7 @@ def test_an_agent_that_cannot_be_reached_is_named(tmp_path: Any) -> None:
         timeout=STARTUP_TIMEOUT,
         stdin=subprocess.DEVNULL,
     )
-    assert result.returncode == 1
+    assert result.returncode == EXIT_UNREACHABLE
     assert result.stderr.strip().startswith(f"error: cannot connect to {url}/.well-known/")
 
 

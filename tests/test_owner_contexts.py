@@ -107,6 +107,15 @@ async def test_a_cancel_without_a_request_shows_the_hook_the_tasks_owner(backend
     assert executor.cancels[0].id == "alice"
 
 
+async def saved(store: TaskStore, task_id: str) -> None:
+    """Wait until the store holds the task: a run's first save may commit after it started."""
+    async with asyncio.timeout(SAFETY_TIMEOUT):
+        while True:
+            if await store.get(task_id) is not None:
+                return
+            await asyncio.sleep(0.01)
+
+
 async def resumed_run(backend: Backend, call: CallContext | None) -> tuple[Principal, Task]:
     """Whom the agent sees when a task `call` started is run again on another replica."""
     executor = RecordsPrincipals()
@@ -116,6 +125,7 @@ async def resumed_run(backend: Backend, call: CallContext | None) -> tuple[Princ
         execution = await first.start(MessageSendParams(message=Message.user("go")), call=call)
         execution.close()
         await asyncio.wait_for(executor.first_started.wait(), SAFETY_TIMEOUT)
+        await saved(second.store, execution.task_id)  # and with it, who runs it
         kill(first)
         await expire(second.store, first)
         assert await second.recover_orphans() == 1

@@ -21,7 +21,9 @@ Upstream = Annotated[
 
 @reports_errors
 def gateway(upstream: str, **options: Any) -> None:
-    """Serve the agent at UPSTREAM_URL through accord, in every version and binding.
+    """Put an agent behind accord, in every version.
+
+    The agent at UPSTREAM_URL is served through accord in every version and binding.
 
     Its card is read once, at start: the gateway's card lists its skills, modes and
     extensions, with the gateway's own interfaces. Each call is relayed to the agent in the
