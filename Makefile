@@ -5,10 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DEMO_PORT ?= 8000
 DEMO_FIRST_PORT ?= 8001
-# pytest workers (0: one process). Four, twice the cores of a small machine, halve the run as
-# most tests wait on servers and sockets; one process stays the default until four have held
-# over more runs under load.
-TEST_WORKERS ?= 0
+# pytest workers (0: one process). Four, twice the cores of a small machine, more than halve
+# the run: most tests wait on servers and sockets, and those waits overlap.
+TEST_WORKERS ?= 4
 JS_PEER := tests/js/node_modules/.package-lock.json
 
 .PHONY: install test lint typecheck pytest demo bench clean protos
