@@ -70,20 +70,19 @@ class ProtoEnum:
 ROLE = ProtoEnum(
     "Role", [("ROLE_UNSPECIFIED", None), ("ROLE_USER", Role.USER), ("ROLE_AGENT", Role.AGENT)]
 )
-TASK_STATE = ProtoEnum(
-    "TaskState",
-    [
-        ("TASK_STATE_UNSPECIFIED", TaskState.UNKNOWN),
-        ("TASK_STATE_SUBMITTED", TaskState.SUBMITTED),
-        ("TASK_STATE_WORKING", TaskState.WORKING),
-        ("TASK_STATE_COMPLETED", TaskState.COMPLETED),
-        ("TASK_STATE_FAILED", TaskState.FAILED),
-        ("TASK_STATE_CANCELED", TaskState.CANCELED),
-        ("TASK_STATE_INPUT_REQUIRED", TaskState.INPUT_REQUIRED),
-        ("TASK_STATE_REJECTED", TaskState.REJECTED),
-        ("TASK_STATE_AUTH_REQUIRED", TaskState.AUTH_REQUIRED),
-    ],
-)
+TASK_STATES = [
+    ("TASK_STATE_UNSPECIFIED", TaskState.UNKNOWN),
+    ("TASK_STATE_SUBMITTED", TaskState.SUBMITTED),
+    ("TASK_STATE_WORKING", TaskState.WORKING),
+    ("TASK_STATE_COMPLETED", TaskState.COMPLETED),
+    ("TASK_STATE_FAILED", TaskState.FAILED),
+    ("TASK_STATE_CANCELED", TaskState.CANCELED),
+    ("TASK_STATE_INPUT_REQUIRED", TaskState.INPUT_REQUIRED),
+    ("TASK_STATE_REJECTED", TaskState.REJECTED),
+    ("TASK_STATE_AUTH_REQUIRED", TaskState.AUTH_REQUIRED),
+]
+"""The task states in proto number order, by their 1.0 names."""
+TASK_STATE = ProtoEnum("TaskState", TASK_STATES)
 
 
 def proto_object(value: Any, path: str) -> dict[str, Any]:

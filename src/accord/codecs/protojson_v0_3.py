@@ -16,24 +16,14 @@ from accord.codecs.card_v1_0 import (
     security_requirements,
     security_scheme,
 )
-from accord.codecs.protojson import ROLE, OneOf, ProtoEnum, Shape, proto_object
-from accord.types import AgentCard, TaskState
+from accord.codecs.protojson import ROLE, TASK_STATES, OneOf, ProtoEnum, Shape, proto_object
+from accord.types import AgentCard
 
 # --- data objects ----------------------------------------------------------------------------
 
+# 0.3's proto spells the one state CANCELLED; the rest are 1.0's names and numbers.
 TASK_STATE = ProtoEnum(
-    "TaskState",
-    [
-        ("TASK_STATE_UNSPECIFIED", TaskState.UNKNOWN),
-        ("TASK_STATE_SUBMITTED", TaskState.SUBMITTED),
-        ("TASK_STATE_WORKING", TaskState.WORKING),
-        ("TASK_STATE_COMPLETED", TaskState.COMPLETED),
-        ("TASK_STATE_FAILED", TaskState.FAILED),
-        ("TASK_STATE_CANCELLED", TaskState.CANCELED),
-        ("TASK_STATE_INPUT_REQUIRED", TaskState.INPUT_REQUIRED),
-        ("TASK_STATE_REJECTED", TaskState.REJECTED),
-        ("TASK_STATE_AUTH_REQUIRED", TaskState.AUTH_REQUIRED),
-    ],
+    "TaskState", [(name.replace("CANCELED", "CANCELLED"), state) for name, state in TASK_STATES]
 )
 
 _FILE_CONTENT = {"fileWithUri": "uri", "fileWithBytes": "bytes"}  # proto member -> 0.3 member
