@@ -116,6 +116,19 @@ async def saved(store: TaskStore, task_id: str) -> None:
             await asyncio.sleep(0.01)
 
 
+async def adopted(survivor: TaskRuntime, dead: TaskRuntime) -> int:
+    """The orphans `survivor` adopts once `dead`'s heartbeat has expired: a heartbeat the dead
+    replica had already sent may land after the first expiry, so it is expired again until
+    something is adopted (or the safety timeout)."""
+    async with asyncio.timeout(SAFETY_TIMEOUT):
+        while True:
+            await expire(survivor.store, dead)
+            taken = await survivor.recover_orphans()
+            if taken:
+                return taken
+            await asyncio.sleep(0.05)
+
+
 async def resumed_run(backend: Backend, call: CallContext | None) -> tuple[Principal, Task]:
     """Whom the agent sees when a task `call` started is run again on another replica."""
     executor = RecordsPrincipals()
@@ -127,8 +140,7 @@ async def resumed_run(backend: Backend, call: CallContext | None) -> tuple[Princ
         await asyncio.wait_for(executor.first_started.wait(), SAFETY_TIMEOUT)
         await saved(second.store, execution.task_id)  # and with it, who runs it
         kill(first)
-        await expire(second.store, first)
-        assert await second.recover_orphans() == 1
+        assert await adopted(second, first) == 1
         task = await until_final(second, execution.task_id)
     finally:
         await second.close()
