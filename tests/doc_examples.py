@@ -125,7 +125,9 @@ class Reader:
             for command, expected in transcript(block.text):
                 output = self.run(command, where, must_succeed=False)
                 shown = [line.rstrip() for line in output.splitlines()]
-                assert shown == [self.local(line) for line in expected], f"{where}: {command}"
+                assert shown == [self.local(line) for line in expected], (
+                    f"{where}: {command} said:\n{output}"
+                )
 
     def local(self, text: str) -> str:
         """`text` with the document's ports mapped to free ones."""
