@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 
 from accord import create_app
 from accord.cli.main import app as cli
-from accord.client.card_keys import card_jwks_url
+from accord.client.card_keys import AgentKeys, card_jwks_url
 from accord.errors import A2AClientError
-from accord.keys import KeyStore, sign_card
+from accord.keys import JwksError, KeySetUnavailable, KeyStore, sign_card
 from accord.keys.cards import JWKS_PATH
 from live_server import serve_app
 from rpc import request, send_params
@@ -136,6 +136,16 @@ def test_card_verify_follows_no_jku_elsewhere_unless_told() -> None:
     assert "names its signing keys at http://keys.example/jwks.json" in refused.stderr
     assert "--jwks URL" in refused.stderr
     assert told.exit_code == 0, told.output
+
+
+async def test_keys_named_elsewhere_are_a_lasting_refusal_and_a_down_agent_a_passing_one() -> None:
+    card = signed_with_jku("http://keys.example/jwks.json")
+    agent = Starlette(routes=[Route(CARD_PATH, lambda _: JSONResponse(card))])
+    with serve_app(agent) as url, pytest.raises(JwksError) as elsewhere:
+        await AgentKeys(url).key(None)
+    with pytest.raises(KeySetUnavailable):  # the same port, now closed
+        await AgentKeys(url).key(None)
+    assert not isinstance(elsewhere.value, KeySetUnavailable)
 
 
 @pytest.mark.processes

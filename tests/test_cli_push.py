@@ -164,6 +164,26 @@ def test_push_listen_shows_a_notification_delivered_twice_once() -> None:
     assert printed == ["task t-1: task working"] * 2  # d-1 once, then d-2
 
 
+def test_push_listen_asks_again_later_while_the_agent_keys_cannot_be_fetched() -> None:
+    """An agent that is down (restarting, say) says nothing against its notification: 503, so
+    the agent tries again later, where 401 would park the notification for good."""
+    keys = KeyStore.ephemeral()
+    agent_url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    body = json.dumps({"id": "t-1", "contextId": "c", "kind": "task"}).encode()
+    with listening("--agent", agent_url) as (port, lines, errors):
+        hook = f"http://127.0.0.1:{port}/"
+        signature = sign_notification(
+            keys.active(), issuer=agent_url, audience=hook, task_id="t-1", body=body
+        )
+        answer = httpx.post(hook, content=body, headers={SIGNATURE_HEADER: signature})
+        assert (answer.status_code, answer.headers.get("retry-after")) == (503, "5")
+        unsigned = httpx.post(hook, content=body)  # wrong whoever the agent is: refused
+        assert unsigned.status_code == 401
+        with pytest.raises(queue.Empty):
+            lines.get(timeout=0.2)
+    assert any("cannot verify now" in line for line in errors), errors
+
+
 @pytest.mark.parametrize(
     ("args", "complaint"),
     [

@@ -18,7 +18,7 @@ from accord.cli.push_failures import failures, retry
 from accord.client.card_keys import AgentKeys
 from accord.keys import JwksClient
 from accord.keys.cards import TrustedKeys
-from accord.push import DeliveryIds, NotificationRefused, SeenTokens, verify
+from accord.push import DeliveryIds, KeysUnavailable, NotificationRefused, SeenTokens, verify
 from accord.types import PushNotificationConfig
 
 push_app = typer.Typer(
@@ -75,6 +75,9 @@ def listen(
             notification = await verify(
                 body, request.headers, keys=keys, audience=audience, token=token, seen=seen
             )
+        except KeysUnavailable as exc:  # the agent sends it again later: not a refusal
+            typer.echo(f"cannot verify now: {exc}", err=True)
+            return PlainTextResponse(str(exc), status_code=503, headers={"Retry-After": "5"})
         except NotificationRefused as exc:
             typer.echo(f"refused: {exc}", err=True)
             return PlainTextResponse(str(exc), status_code=401)

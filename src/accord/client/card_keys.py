@@ -14,7 +14,7 @@ from jwt.utils import base64url_decode
 from accord.client.card_resolver import WELL_KNOWN_PATHS, fetch_card_document
 from accord.errors import A2AClientError
 from accord.keys.cards import JWKS_PATH
-from accord.keys.jwks_client import JwksClient, JwksError
+from accord.keys.jwks_client import JwksClient, JwksError, KeySetUnavailable
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -70,11 +70,14 @@ class AgentKeys:
             else:
                 async with httpx.AsyncClient(timeout=10.0) as http:
                     source, document = await fetch_card_document(http, self.url)
-            return card_jwks_url(document, source)
         except A2AClientError as exc:
             if exc.status_code == 404:
                 return agent_url_of(self.url) + JWKS_PATH
-            raise JwksError(f"cannot find the agent's keys: {exc}") from None
+            raise KeySetUnavailable(f"cannot find the agent's keys: {exc}") from None
+        try:
+            return card_jwks_url(document, source)
+        except A2AClientError as exc:  # keys named elsewhere: a lasting refusal, not an outage
+            raise JwksError(str(exc)) from None
 
 
 def _jkus(document: object) -> list[str]:

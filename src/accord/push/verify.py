@@ -17,7 +17,7 @@ from accord.codecs.base import validated
 from accord.codecs.protojson import STREAM_RESPONSE
 from accord.errors import A2AError
 from accord.keys.cards import TrustedKeys
-from accord.keys.jwks_client import JwksClient, JwksError
+from accord.keys.jwks_client import JwksClient, JwksError, KeySetUnavailable
 from accord.keys.notifications import (
     BODY_HASH_CLAIM,
     DELIVERY_ID_CLAIM,
@@ -37,6 +37,12 @@ MAX_LIFETIME = 3600.0
 
 class NotificationRefused(Exception):
     """A notification that did not come, as it is, from the agent trusted."""
+
+
+class KeysUnavailable(NotificationRefused):
+    """The agent's keys could not be fetched now (the agent or its key set is down): nothing
+    is known against the notification, so a webhook should ask for it again later (503)
+    rather than refuse it for good."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +180,8 @@ async def _claims(
             leeway=leeway,
             options={"require": ["exp", "iat", "jti", "aud", "iss"]},
         )
+    except KeySetUnavailable as exc:
+        raise KeysUnavailable(f"the agent's keys cannot be fetched now: {exc}") from None
     except JwksError as exc:
         raise NotificationRefused(f"no trusted key: {exc}") from None
     except PyJWTError as exc:
