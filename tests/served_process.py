@@ -22,6 +22,7 @@ from agents_for_tests import SAFETY_TIMEOUT
 
 TESTS_DIR = Path(__file__).resolve().parent
 
+CARD_PATH = "/.well-known/agent-card.json"
 STARTUP_TIMEOUT = 60.0
 """Upper bound for a server to start listening: importing it alone can take over
 SAFETY_TIMEOUT on a loaded machine (tests run niced), so this only guards a hang."""
@@ -65,6 +66,8 @@ class ServedProcess:
     url: str
     process: subprocess.Popen[str]
     stderr: list[str]
+    ready_path: str = CARD_PATH
+    """What answers 200 once it listens: an agent's card, by default."""
     _reader: threading.Thread | None = field(default=None, repr=False)
 
     @property
@@ -118,10 +121,8 @@ class ServedProcess:
         self._reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._reader.start()
         # Only whether it answers: a server of --tls-cert may use a CA this check does not know.
-        card = httpx.get(
-            self.url + "/.well-known/agent-card.json", verify=False, timeout=STARTUP_TIMEOUT
-        )
-        assert card.status_code == 200
+        ready = httpx.get(self.url + self.ready_path, verify=False, timeout=STARTUP_TIMEOUT)
+        assert ready.status_code == 200
 
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
@@ -129,14 +130,20 @@ class ServedProcess:
             self.stderr.append(line)
 
 
-def _launch(args: Sequence[str], cwd: Path | None, command: str = "serve") -> ServedProcess:
+def _launch(
+    args: Sequence[str],
+    cwd: Path | None,
+    command: str = "serve",
+    host: str | None = None,
+    ready_path: str = CARD_PATH,
+) -> ServedProcess:
     port = free_port()
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS_DIR), os.environ.get("PYTHONPATH")])),
     }
     process = subprocess.Popen(
-        accord_command(command, *args, "--port", str(port)),
+        accord_command(command, *args, *(("--host", host) if host else ()), "--port", str(port)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -144,12 +151,16 @@ def _launch(args: Sequence[str], cwd: Path | None, command: str = "serve") -> Se
         env=env,
     )
     scheme = "https" if "--tls-cert" in args else "http"
-    return ServedProcess(f"{scheme}://127.0.0.1:{port}", process, [])
+    return ServedProcess(f"{scheme}://{host or '127.0.0.1'}:{port}", process, [], ready_path)
 
 
 @contextmanager
 def accord_servers(
-    *commands: Sequence[str], cwd: Path | None = None, command: str = "serve"
+    *commands: Sequence[str],
+    cwd: Path | None = None,
+    command: str = "serve",
+    host: str | None = None,
+    ready_path: str = CARD_PATH,
 ) -> Iterator[list[ServedProcess]]:
     """One `accord serve ARGS --port P` per ARGS in `commands`, started and stopped together.
 
@@ -159,7 +170,7 @@ def accord_servers(
     servers: list[ServedProcess] = []
     try:
         for args in commands:
-            servers.append(_launch(args, cwd, command))
+            servers.append(_launch(args, cwd, command, host, ready_path))
         for served in servers:
             served._wait_until_listening()
         yield servers
@@ -173,9 +184,16 @@ def accord_servers(
 
 @contextmanager
 def accord_serve(
-    *args: str, cwd: Path | None = None, command: str = "serve"
+    *args: str,
+    cwd: Path | None = None,
+    command: str = "serve",
+    host: str | None = None,
+    ready_path: str = CARD_PATH,
 ) -> Iterator[ServedProcess]:
-    """`accord serve ARGS` (or another `command` serving an agent) on a free port until the
-    block ends (see `accord_servers`)."""
-    with accord_servers(args, cwd=cwd, command=command) as (served,):
+    """`accord serve ARGS` (or another `command` serving an agent, or serving what answers
+    `ready_path`) on a free port, at `host` if given, until the block ends (see
+    `accord_servers`)."""
+    with accord_servers(args, cwd=cwd, command=command, host=host, ready_path=ready_path) as (
+        served,
+    ):
         yield served

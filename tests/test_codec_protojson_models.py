@@ -5,6 +5,7 @@ converted from 0.3 JSON (the same parameters, or the same error)."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -154,6 +155,20 @@ def test_a_stream_record_is_written_as_its_payload_converts(event: Any) -> None:
     expected = converted(protojson.STREAM_RESPONSE, event)
     assert v1_0.stream_result(record) == expected
     assert v1_0.stream_result(record) is record.encodings[v1_0.STREAM_ENCODING]  # made once
+
+
+@PROPERTY
+@given(tasks | status_updates, st.datetimes().map(datetime.isoformat))
+def test_a_local_status_time_is_written_as_the_converters_write_it(
+    event: Task | TaskStatusUpdateEvent, local: str
+) -> None:
+    """A time without an offset (given its `Z`: see protojson.timestamp_to_v1)."""
+    status = event.status.model_copy(update={"timestamp": local})
+    event = event.model_copy(update={"status": status})
+    encoded = protojson_models.write_member(protojson.STREAM_RESPONSE, event)
+    assert encoded == converted(protojson.STREAM_RESPONSE, event)
+    member = "task" if isinstance(event, Task) else "statusUpdate"
+    assert json.loads(encoded)[member]["status"]["timestamp"] == f"{local}Z"
 
 
 @PROPERTY

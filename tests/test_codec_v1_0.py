@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from accord.codecs import error_details, protojson, v1_0
+from accord.codecs import error_details, protojson, protojson_v0_3, v1_0
 from accord.errors import (
     A2AError,
     AuthenticatedExtendedCardNotConfigured,
@@ -124,6 +127,46 @@ def test_task_and_its_nested_objects_round_trip() -> None:
     assert wire["artifacts"][0]["parts"] == [{"text": "result"}]
     assert_valid_v1("Task", wire)
     assert Task.model_validate(protojson.TASK.from_v1(wire, "task")) == TASK
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("2026-01-31T12:00:00.123456", "2026-01-31T12:00:00.123456Z"),
+        ("2026-01-31T12:00:00.123Z", "2026-01-31T12:00:00.123Z"),
+        ("2026-01-31T12:00:00+02:00", "2026-01-31T12:00:00+02:00"),
+        ("2026-01-31T12:00:00+02", "2026-01-31T12:00:00+02"),
+        ("2026-01-31", "2026-01-31"),
+        ("yesterday", "yesterday"),
+    ],
+)
+def test_a_status_time_without_an_offset_is_written_as_utc(written: str, read: str) -> None:
+    """A Timestamp names its offset; some agents (FastA2A) write local times without one."""
+    assert protojson.timestamp_to_v1(written) == read
+
+
+@given(st.text())
+def test_any_status_time_is_kept_or_given_its_z(written: str) -> None:
+    assert protojson.timestamp_to_v1(written) in (written, written + "Z")
+
+
+@given(st.datetimes(), st.timedeltas(timedelta(hours=-23), timedelta(hours=23)))
+def test_only_a_local_time_is_given_its_z(moment: datetime, offset: timedelta) -> None:
+    local = moment.isoformat()
+    assert datetime.fromisoformat(protojson.timestamp_to_v1(local)) == moment.replace(tzinfo=UTC)
+    aware = moment.replace(tzinfo=timezone(offset)).isoformat()
+    assert protojson.timestamp_to_v1(aware) == aware
+
+
+def test_a_local_status_time_reads_as_utc_in_protojson_only() -> None:
+    local = "2026-01-31T12:00:00.123456"
+    task = Task(id="t", context_id="c", status=TaskStatus(state="working", timestamp=local))
+    assert task.status.timestamp == local
+    assert task.to_wire()["status"]["timestamp"] == local  # 0.3 JSON: the agent's string
+    assert json.loads(v1_0.task_result(task))["status"]["timestamp"] == f"{local}Z"
+    assert protojson.TASK.to_v1(task.to_wire())["status"]["timestamp"] == f"{local}Z"
+    # 0.3's proto (its HTTP+JSON and gRPC) has the same Timestamp
+    assert protojson_v0_3.TASK.to_v1(task.to_wire())["status"]["timestamp"] == f"{local}Z"
 
 
 @pytest.mark.parametrize("state", list(TaskState))

@@ -49,7 +49,7 @@ ALLOWED: dict[str, set[str]] = {
                    "web", "mcp", "observability", "registry"},
     "__main__": {"cli"},
     "registry": CORE | {"accord", "agents", "auth", "codecs", "store", "keys", "web", "client",
-                        "server", "ui"},  # ui: the card schemas it ships, their reasons in words
+                        "server"},
     "testing": CORE | {"agents", "server", "client"},  # an agent's tests: a client in-process
 }  # fmt: skip
 """The client's `grpc` is the service tables (accord.grpc.services); the server's gRPC binding

@@ -136,3 +136,26 @@ def test_allowed_hosts_are_answered_besides_the_served_names(tmp_path: Path) -> 
         assert card["url"] == "http://agents.example.com/"
         assert httpx.get(server.url + CARD, headers={"Host": f"localhost:{port}"}).is_success
         assert httpx.get(server.url + CARD, headers={"Host": "evil.test"}).status_code == 400
+
+
+@pytest.mark.processes
+@pytest.mark.parametrize(
+    ("command", "args", "ready_path"),
+    [
+        ("serve", ("accord.samples.echo:agent", "--store", "memory"), CARD),
+        ("registry", ("serve",), CARD),
+        ("ui", ("--log-level", "info"), "/"),  # uvicorn then says when it listens
+    ],
+    ids=["serve", "registry", "ui"],
+)
+def test_every_command_answers_the_address_it_is_bound_to(
+    tmp_path: Path, command: str, args: tuple[str, ...], ready_path: str
+) -> None:
+    """127.0.0.2 is a loopback address, but not one of the loopback names."""
+    with accord_serve(
+        *args, cwd=tmp_path, command=command, host="127.0.0.2", ready_path=ready_path
+    ) as server:  # answers ready_path at its own address, 127.0.0.2:PORT
+        port = urlsplit(server.url).port
+        assert httpx.get(server.url + ready_path, headers={"Host": f"localhost:{port}"}).is_success
+        other = httpx.get(server.url + ready_path, headers={"Host": f"127.0.0.3:{port}"})
+        assert other.status_code == 400

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ from accord.runtime.socket_bus import (
     decode_frame,
     encode_frame,
     read_frame,
+    read_whole_frame,
 )
 from accord.runtime.socket_hub import Hub
 from accord.types import TaskState, TaskStatus, TaskStatusUpdateEvent
@@ -37,11 +38,23 @@ def test_a_frame_carries_any_entry(entry: dict[bytes, bytes]) -> None:
     assert decode_frame(frame[4:]) == entry
 
 
-async def test_a_frame_larger_than_any_entry_is_refused() -> None:
+@given(entries)
+async def test_the_hub_reads_a_frame_as_it_travels(entry: dict[bytes, bytes]) -> None:
+    frame = encode_frame(entry)
+    reader = asyncio.StreamReader()
+    reader.feed_data(frame + frame)
+    assert await read_whole_frame(reader) == frame
+    assert decode_frame(await read_frame(reader)) == entry
+
+
+@pytest.mark.parametrize("read", [read_frame, read_whole_frame])
+async def test_a_frame_larger_than_any_entry_is_refused(
+    read: Callable[[asyncio.StreamReader], Awaitable[bytes]],
+) -> None:
     reader = asyncio.StreamReader()
     reader.feed_data((MAX_FRAME_BYTES + 1).to_bytes(4, "big"))
     with pytest.raises(ValueError, match="bus frame"):
-        await read_frame(reader)
+        await read(reader)
 
 
 def test_the_local_bus_url_names_the_hub_socket() -> None:

@@ -1,5 +1,5 @@
-"""The options of `accord ui`, `accord host` and `accord demo` that say who may reach them and
-what they may fetch: `--allowed-host`, `--fetch-allow`, and the token beyond loopback."""
+"""The options of the commands that serve that say who may reach them and what they may fetch:
+`--allowed-host`, `--fetch-allow`, and the token beyond loopback."""
 
 from __future__ import annotations
 
@@ -37,10 +37,16 @@ def beyond_loopback(host: str) -> bool:
         return True  # a name: it may resolve to anything
 
 
-def allowed_hosts(port: int, names: Sequence[str] | None) -> AllowedHosts:
-    """The loopback names at `port` and `names`; BadArgument for a malformed name."""
+def allowed_hosts(host: str, port: int, names: Sequence[str] | None) -> AllowedHosts:
+    """The `Host` names a server listening on `host:port` answers: those it is called by
+    without being told (`AllowedHosts.serving`), and `names`; BadArgument naming the option
+    of a malformed one."""
     try:
-        return AllowedHosts.loopback(port, *(names or ()))
+        serving = AllowedHosts.serving(host, port)
+    except ValueError as exc:
+        raise BadArgument(f"--host: {exc}") from None
+    try:
+        return AllowedHosts([*serving.patterns, *(names or ())])
     except ValueError as exc:
         raise BadArgument(f"--allowed-host: {exc}") from None
 

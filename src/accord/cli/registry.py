@@ -103,7 +103,9 @@ def serve(
     from accord.web.guarded_transport import GuardedTransport
 
     interval = parse_duration("--check-interval", check_interval)
-    hosts = exposure.allowed_hosts(port, allowed_host) if allowed_host or not public_url else None
+    hosts = (
+        exposure.allowed_hosts(host, port, allowed_host) if allowed_host or not public_url else None
+    )
     config = serve_options.server_config(public_url=public_url, allowed_hosts=hosts)
     url = store or DEFAULT_CATALOG_URL
     try:

@@ -6,7 +6,6 @@ import ctypes
 import gc
 import importlib
 import inspect
-import ipaddress
 import os
 import sys
 import traceback
@@ -21,6 +20,7 @@ import uvicorn
 from uvicorn.config import LOG_LEVELS
 
 from accord.agents import Agent
+from accord.cli import exposure
 from accord.cli.errors import BadArgument, exit_on_errors
 from accord.cli.observability_options import ObservabilitySettings, logging_options, observe
 from accord.cli.ports import ensure_free
@@ -313,21 +313,13 @@ def _answered_hosts(host: str, port: int, config: ServerConfig) -> tuple[Allowed
     """The `Host` names the agent answers (None: any), and a line saying so when it is not
     obvious: the names of `host:port` and those given, else any with a public URL, else the
     names of `host:port` alone."""
-    try:
-        serving = AllowedHosts.serving(host, port)
-    except ValueError as exc:
-        raise BadArgument(f"--host: {exc}") from None
     given = config.allowed_hosts
+    hosts = exposure.allowed_hosts(host, port, given.patterns if given is not None else None)
     if given is not None:
-        try:
-            hosts = AllowedHosts([*serving.patterns, *given.patterns])
-        except ValueError as exc:
-            raise BadArgument(f"allowed_hosts: {exc}") from None
         return hosts, f"answering requests for Host {', '.join(hosts.patterns)}; others get 400"
     if config.public_url:
         return None, ""
-    hosts = serving
-    if _is_loopback(host):
+    if not exposure.beyond_loopback(host):
         return hosts, ""
     return hosts, (
         f"answering only requests for Host {', '.join(hosts.patterns)}; others get 400,"
@@ -335,13 +327,6 @@ def _answered_hosts(host: str, port: int, config: ServerConfig) -> tuple[Allowed
         " use other names with --allowed-host NAME (repeatable), or give the agent's URL"
         " with --public-url URL"
     )
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return host == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:  # a name
-        return False
 
 
 def _import(module_name: str) -> ModuleType:

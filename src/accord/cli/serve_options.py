@@ -84,7 +84,8 @@ AllowedHostOption = Annotated[
     typer.Option(
         "--allowed-host",
         metavar="NAME",
-        help="Answer requests for this Host besides the loopback names at --port (repeatable):"
+        help="Answer requests for this Host besides the loopback names and --host's address at"
+        " --port (repeatable):"
         " a name or address, with :PORT to allow only that port, .example.com for a domain and"
         " its subdomains, * for any (for an agent, a caller then chooses the URLs its signed"
         " card names). Other Hosts get 400, so no page rebinding a name to this machine reaches"

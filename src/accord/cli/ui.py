@@ -96,7 +96,8 @@ def ui(
         ) from None
     urls = list(agents or ())
     urls += [u.strip() for u in os.environ.get(AGENTS_VARIABLE, "").split(",") if u.strip()]
-    access = UiAccess(exposure.allowed_hosts(port, allowed_host), exposure.login_token(host, token))
+    hosts = exposure.allowed_hosts(host, port, allowed_host)
+    access = UiAccess(hosts, exposure.login_token(host, token))
     guard = exposure.fetch_guard(host, fetch_allow)
     link = HostLink(host_url, os.environ.get(HOST_TOKEN_VARIABLE) or None) if host_url else None
     shown = f"[{host}]" if ":" in host else host
@@ -106,9 +107,9 @@ def ui(
     if exposure.beyond_loopback(host):
         typer.echo(
             "accord ui: listening beyond loopback: every request needs the token (open the URL"
-            " above once; scripts send Authorization: Bearer TOKEN); browsers must name a"
-            " host given with --allowed-host; agents on loopback or private addresses are"
-            " refused unless --fetch-allow names them",
+            " above once; scripts send Authorization: Bearer TOKEN); browsers must name a Host"
+            f" it answers ({', '.join(hosts.patterns)}; more with --allowed-host); agents on"
+            " loopback or private addresses are refused unless --fetch-allow names them",
             err=True,
         )
     uvicorn.run(

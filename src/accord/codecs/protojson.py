@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
 from pydantic.alias_generators import to_camel
@@ -35,6 +36,19 @@ def encode(converter: Converter, model: A2AModel) -> bytes:
     """The ProtoJSON bytes of `model`, converted from its 0.3 JSON (the general way: for the
     busiest shapes, `protojson_models` writes them from the model itself)."""
     return to_json(converter.to_v1(model.to_wire()))
+
+
+def timestamp_to_v1(value: str) -> str:
+    """A status time as ProtoJSON writes it: a Timestamp names its offset, so a date and time
+    without one (some implementations write local times so) is read as UTC and given its `Z`;
+    any other value is left as it is."""
+    if value.endswith(("Z", "z")) or "T" not in value:
+        return value
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    return value if moment.tzinfo is not None else f"{value}Z"
 
 
 class ProtoEnum:
@@ -104,9 +118,11 @@ class Shape:
     """A message type whose two JSON forms differ only in a few members.
 
     `kind` is its 0.3 discriminator (1.0 has none); `enums` are members holding an enum;
-    `one` and `many` are members holding one, or a list of, nested messages; `only_v0_3`
-    are 0.3 members 1.0 does not have; `renamed` maps a 0.3 member to its ProtoJSON name
-    where they differ (the 0.3 proto, see codecs.rest_v0_3). Every other member is the same.
+    `one` and `many` are members holding one, or a list of, nested messages; `written` are
+    members whose value is changed on the way to ProtoJSON only (a status time given its
+    offset); `only_v0_3` are 0.3 members 1.0 does not have; `renamed` maps a 0.3 member to its
+    ProtoJSON name where they differ (the 0.3 proto, see codecs.rest_v0_3). Every other member
+    is the same.
 
     What each member needs is worked out here once, not on every object converted.
     """
@@ -118,6 +134,7 @@ class Shape:
         enums: Mapping[str, ProtoEnum] | None = None,
         one: Mapping[str, Converter] | None = None,
         many: Mapping[str, Converter] | None = None,
+        written: Mapping[str, Callable[[Any], Any]] | None = None,
         only_v0_3: Sequence[str] = (),
         renamed: Mapping[str, str] | None = None,
     ) -> None:
@@ -132,6 +149,7 @@ class Shape:
             **{name: enum.to_v1 for name, enum in self.enums.items()},
             **{name: child.to_v1 for name, child in self.one.items()},
             **{name: _each(child.to_v1) for name, child in self.many.items()},
+            **(written or {}),
         }
         # What from_v1 checks, in this order (enums, then one, then many), each with the
         # member's name as the client spells it, for the paths of errors.
@@ -313,7 +331,9 @@ class OneOf:
 PART = PartConverter()
 MESSAGE = Shape(kind="message", enums={"role": ROLE}, many={"parts": PART})
 ARTIFACT = Shape(many={"parts": PART})
-TASK_STATUS = Shape(enums={"state": TASK_STATE}, one={"message": MESSAGE})
+TASK_STATUS = Shape(
+    enums={"state": TASK_STATE}, one={"message": MESSAGE}, written={"timestamp": timestamp_to_v1}
+)
 TASK = Shape(
     kind="task",
     one={"status": TASK_STATUS},

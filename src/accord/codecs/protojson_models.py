@@ -17,7 +17,16 @@ from typing import Any, TypeVar
 from pydantic_core import CoreConfig, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
 
-from accord.codecs.protojson import PART, ROLE, TASK_STATE, Converter, OneOf, ProtoEnum, encode
+from accord.codecs.protojson import (
+    PART,
+    ROLE,
+    TASK_STATE,
+    Converter,
+    OneOf,
+    ProtoEnum,
+    encode,
+    timestamp_to_v1,
+)
 from accord.types import (
     A2AModel,
     Artifact,
@@ -103,8 +112,16 @@ _PARTS_WRITTEN = cs.list_schema(
     cs.any_schema(serialization=cs.plain_serializer_function_ser_schema(PART.dump))
 )
 _MESSAGE_WRITTEN = _written(Message, role=_enum_written(ROLE), parts=_PARTS_WRITTEN)
+_TIMESTAMP_WRITTEN = cs.any_schema(
+    serialization=cs.plain_serializer_function_ser_schema(
+        timestamp_to_v1, return_schema=cs.str_schema()
+    )
+)
 _STATUS_WRITTEN = _written(
-    TaskStatus, state=_enum_written(TASK_STATE), message=_optional(_MESSAGE_WRITTEN)
+    TaskStatus,
+    state=_enum_written(TASK_STATE),
+    message=_optional(_MESSAGE_WRITTEN),
+    timestamp=_optional(_TIMESTAMP_WRITTEN),
 )
 _ARTIFACT_WRITTEN = _written(Artifact, parts=_PARTS_WRITTEN)
 _TASK_WRITTEN = _written(

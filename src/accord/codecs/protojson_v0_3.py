@@ -16,7 +16,15 @@ from accord.codecs.card_v1_0 import (
     security_requirements,
     security_scheme,
 )
-from accord.codecs.protojson import ROLE, TASK_STATES, OneOf, ProtoEnum, Shape, proto_object
+from accord.codecs.protojson import (
+    ROLE,
+    TASK_STATES,
+    OneOf,
+    ProtoEnum,
+    Shape,
+    proto_object,
+    timestamp_to_v1,
+)
 from accord.types import AgentCard
 
 # --- data objects ----------------------------------------------------------------------------
@@ -89,7 +97,10 @@ MESSAGE = Shape(
     only_v0_3=("referenceTaskIds",),
 )
 ARTIFACT = Shape(many={"parts": PART})
-TASK_STATUS = Shape(enums={"state": TASK_STATE}, one={"message": MESSAGE})
+# Its status time is a Timestamp too, which names its offset (as 1.0's: protojson.TASK_STATUS).
+TASK_STATUS = Shape(
+    enums={"state": TASK_STATE}, one={"message": MESSAGE}, written={"timestamp": timestamp_to_v1}
+)
 TASK = Shape(
     kind="task", one={"status": TASK_STATUS}, many={"artifacts": ARTIFACT, "history": MESSAGE}
 )

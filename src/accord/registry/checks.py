@@ -131,7 +131,7 @@ def schema_problems(document: Json) -> tuple[list[str], list[str]]:
     installed (the `registry` extra) nothing is checked here: accord's reading of the card
     still is."""
     try:
-        from accord.ui.cards import check_card  # jsonschema, and the schemas accord ships
+        from accord.codecs.card_schemas import check_card  # needs jsonschema
     except ImportError:
         return [], []
     reasons: list[str] = []

@@ -13,7 +13,7 @@ from accord.core.principal import ANONYMOUS_OWNER
 from accord.core.push import PushTarget
 from accord.core.records import EventRecord
 from accord.errors import TaskNotFound
-from accord.runtime.bus import EventBus, InProcessEventBus
+from accord.runtime.bus import EventBus
 from accord.runtime.publishing import PublishQueue
 from accord.types import Task
 
@@ -61,11 +61,12 @@ class Run:
 
 class Runs:
     """The runs of this replica, by task: at most one per task. While a task has a run here,
-    the bus is told this replica runs it (`EventBus.running`: its cancel requests come here)."""
+    the bus, if given, is told this replica runs it (`EventBus.running`: its cancel requests
+    come here)."""
 
     def __init__(self, bus: EventBus | None = None) -> None:
         self._by_task: dict[str, Run] = {}
-        self._bus = bus if bus is not None else InProcessEventBus()
+        self._bus = bus
         self._held: dict[str, AbstractContextManager[None]] = {}
 
     def __iter__(self) -> Iterator[Run]:
@@ -88,7 +89,7 @@ class Runs:
     def replace(self, run: Run) -> None:
         """Register `run` in place of whichever run its task has."""
         self._by_task[run.task_id] = run
-        if run.task_id not in self._held:
+        if self._bus is not None and run.task_id not in self._held:
             held = self._held[run.task_id] = self._bus.running(run.task_id)
             held.__enter__()
 
@@ -96,7 +97,9 @@ class Runs:
         """Forget `run`, if it is still its task's."""
         if self._by_task.get(run.task_id) is run:
             del self._by_task[run.task_id]
-            self._held.pop(run.task_id).__exit__(None, None, None)
+            held = self._held.pop(run.task_id, None)
+            if held is not None:
+                held.__exit__(None, None, None)
 
     def live(self, task_id: str, owner: str | None) -> Run | None:
         """The run that holds the task, if any; TaskNotFound when another caller than `owner`

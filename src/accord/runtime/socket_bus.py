@@ -21,11 +21,7 @@ def encode_frame(entry: Entry) -> bytes:
     parts: list[bytes] = []
     for key, value in entry.items():
         parts += (bytes((len(key),)), key, _LENGTH.pack(len(value)), value)
-    return frame(b"".join(parts))
-
-
-def frame(body: bytes) -> bytes:
-    """`body` prefixed with its length: a frame as it travels."""
+    body = b"".join(parts)
     return _LENGTH.pack(len(body)) + body
 
 
@@ -46,10 +42,22 @@ def decode_frame(body: bytes) -> Entry:
 async def read_frame(reader: asyncio.StreamReader) -> bytes:
     """The next frame's body; IncompleteReadError at the end of the stream, ValueError for a
     frame larger than any entry."""
-    (size,) = _LENGTH.unpack(await reader.readexactly(_LENGTH.size))
+    return await reader.readexactly(_body_size(await reader.readexactly(_LENGTH.size)))
+
+
+async def read_whole_frame(reader: asyncio.StreamReader) -> bytes:
+    """The next frame as it travels, its length prefix included (the hub passes it on as it
+    is); the errors of `read_frame`."""
+    prefix = await reader.readexactly(_LENGTH.size)
+    return prefix + await reader.readexactly(_body_size(prefix))
+
+
+def _body_size(prefix: bytes) -> int:
+    """The size of the body a frame's length prefix announces; ValueError past any entry's."""
+    (size,) = _LENGTH.unpack(prefix)
     if size > MAX_FRAME_BYTES:
         raise ValueError(f"a bus frame of {size} bytes")
-    return await reader.readexactly(size)
+    return int(size)
 
 
 class SocketEventBus(SharedEventBus):

@@ -7,7 +7,7 @@ import contextlib
 import logging
 import os
 
-from accord.runtime.socket_bus import MAX_FRAME_BYTES, frame, read_frame
+from accord.runtime.socket_bus import MAX_FRAME_BYTES, read_whole_frame
 
 log = logging.getLogger("accord.bus")
 
@@ -41,7 +41,7 @@ class Hub:
         self._workers.add(writer)
         try:
             while True:
-                relayed = frame(await read_frame(reader))
+                relayed = await read_whole_frame(reader)
                 for other in list(self._workers):
                     if other is writer:
                         continue

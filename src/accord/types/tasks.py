@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import time
-from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from accord.types._base import A2AModel, Metadata
 from accord.types.messages import Message
@@ -60,28 +58,12 @@ def utc_now() -> str:
     return f"{_second_text}.{int((now - second) * 1000):03d}Z"
 
 
-_OFFSET = re.compile(r"[+-][0-9]{2}:?[0-9]{2}$")
-
-
 class TaskStatus(A2AModel):
     """The state of a task at one point in time, with an optional agent message."""
 
     state: TaskState
     message: Message | None = None
     timestamp: str | None = None
-
-    @field_validator("timestamp")
-    @classmethod
-    def _in_utc(cls, value: str | None) -> str | None:
-        """A time without an offset (some implementations write local times so) read as
-        UTC, written with its `Z`: ProtoJSON (and so gRPC) cannot carry a time without."""
-        if value is None or value.endswith(("Z", "z")) or _OFFSET.search(value):
-            return value
-        try:
-            datetime.fromisoformat(value)
-        except ValueError:
-            return value
-        return f"{value}Z" if "T" in value else value
 
 
 class Artifact(A2AModel):

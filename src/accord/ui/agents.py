@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 
-from accord.ui.cards import CardUnavailable, check_card, fetch_raw_card
+from accord.codecs.card_schemas import check_card
+from accord.ui.cards import CardUnavailable, fetch_raw_card
 from accord.ui.state import AgentEntry, UiState
 
 HOST_ROUTE = "/host/agents"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.codecs.card_schemas import CardCheck
 from accord.errors import A2AError
 from accord.runtime.state_machine import apply_event
 from accord.types import (
@@ -25,7 +26,6 @@ from accord.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from accord.ui.cards import CardCheck
 from accord.ui.recording import clipped
 
 Json = dict[str, Any]

@@ -1,7 +1,8 @@
-"""Builds the agent card schemas the UI ships from the specification's JSON schemas.
+"""Builds the agent card schemas accord ships from the specification's JSON schemas.
 
-`python tests/ui_card_schemas.py` (with `A2A_SPEC_DIR` if the spec is elsewhere) rewrites
-src/accord/ui/schemas/; tests/test_ui_cards.py checks the shipped files are what this builds.
+`python tests/card_schema_files.py` (with `A2A_SPEC_DIR` if the spec is elsewhere) rewrites
+src/accord/codecs/schemas/; tests/test_card_schemas.py checks the shipped files are what this
+builds.
 Each file is the `AgentCard` definition with the definitions it refers to; the 1.0 file also
 says which fields the 1.0 proto marks REQUIRED (its generated JSON schema has no `required`
 lists).
@@ -16,7 +17,7 @@ from typing import Any
 
 from spec_files import SPEC_DIR
 
-SHIPPED = Path(__file__).resolve().parents[1] / "src" / "accord" / "ui" / "schemas"
+SHIPPED = Path(__file__).resolve().parents[1] / "src" / "accord" / "codecs" / "schemas"
 SOURCES = {
     "0.2": "a2a-v0.2.5.json",
     "0.3": "a2a-v0.3.0.json",
