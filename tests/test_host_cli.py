@@ -18,11 +18,11 @@ from accord.samples import currency, image
 from accord.types import Task, TaskState
 from agents_for_tests import SAFETY_TIMEOUT
 from rpc import served
-from served_process import accord_command, accord_serve, free_port
+from served_process import STARTUP_TIMEOUT, accord_command, accord_serve, free_port
 
 
 def wait_until_listening(url: str, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + SAFETY_TIMEOUT
+    deadline = time.monotonic() + STARTUP_TIMEOUT  # a loaded machine imports slowly
     while time.monotonic() < deadline and process.poll() is None:
         try:
             if httpx.get(url + "/.well-known/agent-card.json").status_code == 200:
