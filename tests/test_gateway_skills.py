@@ -206,3 +206,21 @@ def test_the_skill_named_is_a_string_or_refused(metadata: dict[str, Any]) -> Non
         assert not isinstance(metadata.get("skill"), str) or metadata["skill"] == ""
     else:
         assert skill == metadata.get("skill")
+
+
+async def test_a_route_serves_its_upstream_at_its_prefix_on_the_same_store(
+    upstreams: dict[str, str],
+) -> None:
+    agent = accord.gateway.several([upstreams["echo"]], routes={"/money": upstreams["money"]})
+    with serve_app(agent.app()) as url:
+        async with Client(f"{url}/money", transport="HTTP+JSON", version="1.0") as money:
+            card = await money.get_card()
+            task = await money.send(asking("convert 3 USD to EUR"))  # no skill: the prefix's
+        async with Client(url, version="0.3") as root:
+            union = await root.get_card()
+            stored = await root.get_task(task.id)
+    assert card.name == "Currency" and [s.id for s in card.skills] == ["convert_currency"]
+    assert money.interface is not None and money.interface.url.startswith(f"{url}/money")
+    assert [s.id for s in union.skills] == ["echo", "convert_currency"]
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+    assert stored.metadata == {UPSTREAM_KEY: "money"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -19,6 +20,9 @@ from accord.types import MessageSendParams, Task
 
 UPSTREAM_KEY = "accord/upstream"
 """The task metadata key holding the name of the upstream a task belongs to."""
+
+PINNED: ContextVar[str | None] = ContextVar("accord_gateway_pinned", default=None)
+"""The upstream a request's path prefix leads to (`several(routes=...)`), while it is served."""
 
 
 class TaskLookup(Protocol):
@@ -42,9 +46,10 @@ class SkillRouter(AgentExecutor):
     1. a message continuing a task goes to the upstream of the task (the name each task
        keeps in its metadata, `UPSTREAM_KEY`, in the gateway's store); a message naming a
        context id of tasks here, to the upstream of that context;
-    2. else to the upstream of the skill the message names (its metadata's `skill`, else the
+    2. else to the upstream of the path prefix it came by (`PINNED`), if it has one;
+    3. else to the upstream of the skill the message names (its metadata's `skill`, else the
        request's: a skill id of the gateway's card);
-    3. else to `default`, else it is refused (InvalidParams) naming the skills there are.
+    4. else to `default`, else it is refused (InvalidParams) naming the skills there are.
 
     Cancel, and a task taken over after a restart, go to the task's upstream the same way;
     reads, resubscribing and push configs are the gateway's own (its store).
@@ -98,6 +103,9 @@ class SkillRouter(AgentExecutor):
                 name = upstream_of(task)
                 if name is not None and name in self.upstreams.executors:
                     return name
+        pinned = PINNED.get()
+        if pinned is not None:
+            return pinned
         table = self.upstreams.table
         skill = named_skill(params)
         if skill is not None:

@@ -61,7 +61,7 @@ class UpstreamSet:
     ) -> None:
         self.urls: dict[str, str] = {}
         """Each upstream given by URL, by name (once `load` named those given unnamed)."""
-        self._unnamed = named_urls(urls, self.urls)
+        self._given = given_urls(urls)
         self.registry = registry
         self.options = options or UpstreamOptions()
         self.interval = interval
@@ -78,11 +78,13 @@ class UpstreamSet:
         """Read every upstream's card now (A2AClientError or A2AError for one that cannot be
         read: at start, every upstream must answer); those given without a name are named
         after their cards."""
-        for url in self._unnamed:
-            card = await self._card(url, url, strict=True)
-            assert card is not None
-            self.urls[unique_name(slug(card.name), self.urls)] = url
-        self._unnamed = []
+        for given, url in self._given:
+            if given is None:
+                card = await self._card(url, url, strict=True)
+                assert card is not None
+                named = {name: where for name, where in self._given if name is not None}
+                given = unique_name(slug(card.name), {**self.urls, **named})
+            self.urls[given] = url
         self._adopt(await self._read(strict=True))
 
     async def refresh(self) -> None:
@@ -160,17 +162,13 @@ def unique_name(name: str, taken: Mapping[str, object]) -> str:
     return f"{name}-{number}"
 
 
-def named_urls(urls: Sequence[str] | Mapping[str, str], named: dict[str, str]) -> list[str]:
-    """Put the upstreams `urls` names in `named` (a mapping's keys, a list's `NAME=URL`
-    items), and return the URLs that come without a name (named after their cards)."""
+def given_urls(urls: Sequence[str] | Mapping[str, str]) -> list[tuple[str | None, str]]:
+    """The upstreams `urls` names, in order: a mapping's items, a list's `NAME=URL` items and
+    URLs without a name (None: named after their cards)."""
     if isinstance(urls, Mapping):
-        named.update(urls)
-        return []
-    unnamed = []
+        return list(urls.items())
+    given: list[tuple[str | None, str]] = []
     for item in urls:
         name, sep, url = item.partition("=")
-        if sep and "://" not in name and name:
-            named[name] = url
-        else:
-            unnamed.append(item)
-    return unnamed
+        given.append((name, url) if sep and name and "://" not in name else (None, item))
+    return given
