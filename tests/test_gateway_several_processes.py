@@ -1,8 +1,11 @@
 """`accord gateway` in front of several upstreams, every one a process of its own: skill
-routing and a path-prefix route on one store."""
+routing and a path-prefix route on one store; a gateway killed with SIGKILL in the middle of a
+task, started again on its SQLite file, takes the task over and the caller resubscribes to
+exactly the events it missed."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import httpx
@@ -15,10 +18,11 @@ from accord.types import (
     Role,
     Task,
     TaskState,
+    TaskStatusUpdateEvent,
     TextPart,
     new_id,
 )
-from served_process import accord_serve, accord_servers, free_port
+from served_process import STARTUP_TIMEOUT, accord_serve, accord_servers, free_port
 from test_gateway_processes import official_upstream, upstream_url
 
 pytestmark = pytest.mark.processes
@@ -59,3 +63,55 @@ async def test_the_cli_routes_by_skill_and_by_path_prefix(tmp_path: Path) -> Non
     assert health.status_code == 200
     assert set(health.json()["upstreams"]) == {"official-echo", "money"}
     assert "serving Gateway at" in gw.output
+
+
+async def test_a_gateway_killed_mid_task_is_resumed_on_its_store(tmp_path: Path) -> None:
+    """Two official upstreams sharing the skill `echo` (served as `zero/echo`, `one/echo`);
+    a task of `one`, streamed through the gateway, which is killed (SIGKILL) and started again
+    on its SQLite file with a short runner TTL: once the dead runner's heartbeat expired, the
+    new gateway adopts the task and follows `one`'s task again (the name it kept in the store
+    says where), and the caller, resubscribing from the last event id it saw, gets each event
+    it missed once, up to the end."""
+    release = tmp_path / "release"
+    store = f"sqlite:///{tmp_path / 'gateway.db'}"
+    with official_upstream("JSONRPC", "0.3") as zero, official_upstream("HTTP+JSON", "1.0") as one:
+        urls = [f"zero={upstream_url(zero)}", f"one={upstream_url(one)}"]
+        options = [*urls, "--store", store, "--runner-ttl", "3s"]
+        with accord_serve(*options, command="gateway") as gw:
+            client = Client(gw.url, transport="HTTP+JSON", version="1.0")
+            async with client, client.stream(asking(f"hold {release}", "one/echo")) as stream:
+                task = await anext(stream)
+                working = await anext(stream)
+                seen = stream.last_event_id
+                gw.kill()
+        assert isinstance(task, Task) and isinstance(working, TaskStatusUpdateEvent)
+        assert seen is not None
+        with accord_serve(*options, command="gateway") as gw:
+            client = Client(gw.url, transport="HTTP+JSON", version="1.0")
+            resumed = client.resubscribe(task.id, last_event_id=seen)
+            async with client, resumed, asyncio.timeout(STARTUP_TIMEOUT):
+                events, ids = [], []
+                async for event in resumed:
+                    events.append(event)
+                    ids.append(resumed.last_event_id)
+                    if "Resumed" in _note(event):  # taken over: the upstream may end it now
+                        release.touch()
+                every = [e async for e in client.resubscribe(task.id, last_event_id=0)]
+                stored = await client.get_task(task.id)
+    assert release.exists(), events  # the new gateway said it resumed the task
+    assert ids == list(range(seen + 1, seen + 1 + len(events))), ids
+    assert [_note(e) for e in events] == [_note(e) for e in every[seen:]]
+    states = [e.status.state for e in events if isinstance(e, TaskStatusUpdateEvent)]
+    assert states[0] is TaskState.WORKING and states[-1] is TaskState.COMPLETED
+    assert stored.status.state is TaskState.COMPLETED
+    assert [a.text for a in stored.artifacts or ()] == [f"hold {release}"]
+    assert stored.metadata == {UPSTREAM_KEY: "one"}
+
+
+def _note(event: object) -> str:
+    """What an event says: its type, state and status text."""
+    status = getattr(event, "status", None)
+    if status is None:
+        return type(event).__name__
+    text = status.message.text if status.message is not None else ""
+    return f"{type(event).__name__} {status.state.value} {text}"
