@@ -14,9 +14,11 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 import accord
 from accord import Client
+from accord.cli.main import app
 from accord.client import RegistryClient
 from accord.errors import InternalError, InvalidParams
 from accord.gateway.router import UPSTREAM_KEY
@@ -224,3 +226,38 @@ async def test_a_route_serves_its_upstream_at_its_prefix_on_the_same_store(
     assert [s.id for s in union.skills] == ["echo", "convert_currency"]
     assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
     assert stored.metadata == {UPSTREAM_KEY: "money"}
+
+
+def test_a_route_that_would_hide_the_gateways_own_paths_is_refused(
+    upstreams: dict[str, str],
+) -> None:
+    for prefix in ("/v1", "/health", "/.well-known"):
+        with pytest.raises(ValueError, match=f"would hide the gateway's own {prefix}"):
+            accord.gateway.several(routes={prefix: upstreams["money"]}).app()
+    with pytest.raises(ValueError, match="takes no public URL"):
+        accord.gateway.several(routes={"/m": upstreams["money"]}).app(public_url="https://a.b")
+    with pytest.raises(ValueError, match="a path like /billing"):
+        accord.gateway.several(routes={"/a b": upstreams["money"]})
+
+
+def test_the_gateway_command_says_what_is_wrong_with_its_upstreams(
+    upstreams: dict[str, str],
+) -> None:
+    both = [upstreams["echo"], upstreams["money"]]
+    said = {
+        "give an upstream's URL, a --route PREFIX=URL or a --registry URL": [],
+        "--route takes PREFIX=URL": ["--route", "/money"],
+        "the default upstream 'nobody' is none of official-echo, currency": [
+            *both,
+            "--default",
+            "nobody",
+        ],
+        "cannot read an upstream's card: cannot connect to http://127.0.0.1:9/": [
+            *both,
+            "http://127.0.0.1:9/",
+        ],
+    }
+    for line, arguments in said.items():
+        result = CliRunner().invoke(app, ["gateway", *arguments])
+        assert result.exit_code == 2, result.output
+        assert line in result.output

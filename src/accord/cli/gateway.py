@@ -7,14 +7,12 @@ from typing import Annotated, Any
 
 import typer
 
+import accord
 from accord.agents import Agent
 from accord.cli import serve as serving
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.server_commands import serve, served_as
 from accord.errors import A2AClientError, A2AError
-from accord.gateway import gateway as one_upstream
-from accord.gateway.several import SeveralGateway, several
-from accord.gateway.sources import REFRESH_INTERVAL
 
 Upstreams = Annotated[
     list[str] | None,
@@ -52,11 +50,12 @@ RegistryQueryOption = Annotated[
     typer.Option("--registry-query", metavar="TEXT", help="Only the registry's agents it finds."),
 ]
 RefreshOption = Annotated[
-    float,
+    float | None,
     typer.Option(
         "--refresh",
         metavar="SECONDS",
-        help="Read the registry and the upstreams' cards again this often (0: never).",
+        help="Read the registry and the upstreams' cards again this often (default 60, 0: never).",
+        show_default=False,
     ),
 ]
 
@@ -68,7 +67,7 @@ def gateway(
     default: str | None = None,
     registry: str | None = None,
     registry_query: str = "",
-    refresh: float = REFRESH_INTERVAL,
+    refresh: float | None = None,
     **options: Any,
 ) -> None:
     """Put agents behind accord, in every version.
@@ -87,8 +86,10 @@ def gateway(
     Every option of `accord serve` applies; tasks live in ./.accord/NAME gateway.db (one
     upstream) or ./.accord/Gateway.db (several) unless --store says otherwise.
     """
-    agent = _agent(upstreams or [], route or [], default, registry, registry_query, refresh)
-    options["store_agent"] = options["store_agent"] or _store_agent(agent)
+    agent, store_agent = _agent(
+        upstreams or [], route or [], default, registry, registry_query, refresh
+    )
+    options["store_agent"] = options["store_agent"] or store_agent
     serving.run(agent, *served_as(**options))
 
 
@@ -98,25 +99,32 @@ def _agent(
     default: str | None,
     registry: str | None,
     query: str,
-    refresh: float,
-) -> Agent:
+    refresh: float | None,
+) -> tuple[Agent, str]:
+    """The gateway, and the name its store is kept under: apart from an accord agent's."""
     if not (urls or routes or registry):
         raise BadArgument("give an upstream's URL, a --route PREFIX=URL or a --registry URL")
+    agent: Agent
+    if len(urls) == 1 and not (routes or registry or default) and "=" not in urls[0]:
+        try:
+            agent = accord.gateway(urls[0])
+        except (A2AError, A2AClientError) as exc:
+            raise BadArgument(f"cannot read the card of {urls[0]}: {exc}") from None
+        return agent, f"{agent.name} gateway"
     try:
-        if len(urls) == 1 and not (routes or registry or default) and "=" not in urls[0]:
-            return one_upstream(urls[0])
-        return several(
+        agent = accord.gateway.several(
             urls,
             routes=dict(_route(item) for item in routes),
             registry=registry,
             query=query,
             default=default,
-            refresh=refresh or None,
+            **({} if refresh is None else {"refresh": refresh or None}),
         )
     except (A2AError, A2AClientError) as exc:
         raise BadArgument(f"cannot read an upstream's card: {exc}") from None
     except ValueError as exc:
         raise BadArgument(str(exc)) from None
+    return agent, agent.name
 
 
 def _route(item: str) -> tuple[str, str]:
@@ -124,11 +132,6 @@ def _route(item: str) -> tuple[str, str]:
     if not sep or not prefix or not url:
         raise BadArgument(f"--route takes PREFIX=URL (like /billing=http://...), got {item!r}")
     return prefix, url
-
-
-def _store_agent(agent: Agent) -> str:
-    """The name a gateway's store is kept under: apart from an accord agent of the same name."""
-    return agent.name if isinstance(agent, SeveralGateway) else f"{agent.name} gateway"
 
 
 def _with_upstreams(signature: inspect.Signature) -> inspect.Signature:
@@ -141,7 +144,7 @@ def _with_upstreams(signature: inspect.Signature) -> inspect.Signature:
         inspect.Parameter("default", keyword, annotation=DefaultOption, default=None),
         inspect.Parameter("registry", keyword, annotation=RegistryOption, default=None),
         inspect.Parameter("registry_query", keyword, annotation=RegistryQueryOption, default=""),
-        inspect.Parameter("refresh", keyword, annotation=RefreshOption, default=REFRESH_INTERVAL),
+        inspect.Parameter("refresh", keyword, annotation=RefreshOption, default=None),
     ]
     return signature.replace(parameters=[*ours, *options])
 

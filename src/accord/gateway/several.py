@@ -54,7 +54,15 @@ class SeveralGateway(Agent):
             return router.on_store(runtime.store)
 
         runtime.wrap_executor(on_store)
+        if self.prefixes and app.state.config.public_url:
+            raise ValueError(
+                "a gateway with routes takes no public URL: the card at each prefix names the"
+                " URL its requests come by"
+            )
+        taken = {route.path.split("/")[1] for route in app.routes if isinstance(route, Route)}
         for name in self.prefixes:  # the same app below each prefix: one store, one runtime
+            if name.split("/")[0] in taken:
+                raise ValueError(f"the route /{name} would hide the gateway's own /{name}")
             app.router.routes.insert(0, Mount(f"/{name}", app=AtItsPrefix(Pinning(app, name))))
         return app
 
@@ -98,9 +106,10 @@ def several(
     `routes` (a path prefix: an upstream's URL, named after its prefix), which are also served
     at their prefix, with their own card, every call there going to them. Its card
     lists their skills (an id two upstreams share as `NAME/ID` for each); a message goes to
-    the upstream of its task or context, else of the skill it names, else to `default`
-    (`SkillRouter`). Every upstream's card is read now; one that cannot be is an error.
-    `GET /health` says which upstreams answer. The other options are `accord.gateway`'s.
+    the upstream of its task or context, else of the prefix it came by, else of the skill it
+    names, else to `default` (`SkillRouter`). Every upstream's card is read now; one that
+    cannot be is an error. `GET /health` says which upstreams answer. The other options are
+    `accord.gateway`'s.
     """
     options = UpstreamOptions(credentials, transport, version)
     source = RegistrySource(registry, query, dict(filters or {})) if registry else None
