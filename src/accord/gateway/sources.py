@@ -111,11 +111,16 @@ class UpstreamSet:
                     raise
                 log.warning("the registry at %s cannot be read: %s", self.registry.url, exc)
                 listed = [self.cards[n] for n in self.cards if n not in self.urls]
-            known_urls = {url for url, _ in found.values()} | set(self.urls.values())
-            for card in listed:
-                if card.url not in known_urls:
-                    known_urls.add(card.url)
-                    found[unique_name(slug(card.name), found)] = (card.url, card)
+            given = {url.rstrip("/") for url in self.urls.values()}
+            named = {ex.upstream.url: name for name, ex in self.executors.items()}
+            for card in sorted(listed, key=lambda card: card.url):  # names the same every time
+                if card.url.rstrip("/") in given:
+                    continue
+                given.add(card.url.rstrip("/"))
+                name = named.get(card.url) or unique_name(
+                    slug(card.name), {**self.executors, **found}
+                )
+                found[name] = (card.url, card)
         return found
 
     async def _card(self, url: str, name: str, strict: bool) -> AgentCard | None:
