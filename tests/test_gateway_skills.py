@@ -198,16 +198,34 @@ async def test_upstreams_from_a_registry_read_again(
     assert texts(echoed) == ["hello"]
 
 
-@given(st.dictionaries(st.text(max_size=8), st.none() | st.integers() | st.text(max_size=8)))
-def test_the_skill_named_is_a_string_or_refused(metadata: dict[str, Any]) -> None:
-    message = Message(message_id="m", role=Role.USER, parts=[TextPart(text="x")])
-    params = MessageSendParams(message=message, metadata=metadata)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=6,
+)
+
+
+@given(
+    st.fixed_dictionaries({}, optional={"skill": JSON, "other": JSON}),
+    st.fixed_dictionaries({}, optional={"skill": JSON}),
+)
+def test_the_skill_named_is_a_string_or_refused(
+    on_message: dict[str, Any], on_request: dict[str, Any]
+) -> None:
+    """Any JSON a caller puts under `skill`: a skill id (the message's first), else None
+    when neither names one, else InvalidParams."""
+    message = Message(
+        message_id="m", role=Role.USER, parts=[TextPart(text="x")], metadata=on_message or None
+    )
+    params = MessageSendParams(message=message, metadata=on_request or None)
+    named = on_message if "skill" in on_message else on_request
     try:
         skill = named_skill(params)
     except InvalidParams:
-        assert not isinstance(metadata.get("skill"), str) or metadata["skill"] == ""
+        assert not isinstance(named["skill"], str) or named["skill"] == ""
     else:
-        assert skill == metadata.get("skill")
+        assert skill == named.get("skill")
+        assert skill is None or (isinstance(skill, str) and skill)
 
 
 async def test_a_route_serves_its_upstream_at_its_prefix_on_the_same_store(
