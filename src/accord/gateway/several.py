@@ -60,10 +60,11 @@ class SeveralGateway(Agent):
                 " URL its requests come by"
             )
         taken = {route.path.split("/")[1] for route in app.routes if isinstance(route, Route)}
-        for name in self.prefixes:  # the same app below each prefix: one store, one runtime
+        for name in self.prefixes:  # the same routes below each prefix: one store, one runtime
             if name.split("/")[0] in taken:
                 raise ValueError(f"the route /{name} would hide the gateway's own /{name}")
-            app.router.routes.insert(0, Mount(f"/{name}", app=AtItsPrefix(Pinning(app, name))))
+            pinned = AtItsPrefix(Pinning(app.router, name))  # the app's middleware ran already
+            app.router.routes.insert(0, Mount(f"/{name}", app=pinned))
         return app
 
 
