@@ -77,8 +77,11 @@ class GatewayExecutor(AgentExecutor):
     async def _relay(self, call: UpstreamCall, context: RequestContext, events: EventSink) -> None:
         relayed = call.events(self.upstream.url)
         async for event in relayed:
-            # A follow-up's stream may open with the task as it waited (a repeat, not relayed)
-            if await self._send(context, events, event) and settled(context):
+            ours = context.task
+            if ours is not None and not ours.status.state.is_terminal and repeats(event, ours):
+                continue  # a follow-up's stream may open with the task as it waited for input
+            await self._send(context, events, event)
+            if settled(context):
                 break
         # Read to the stream's end, which follows at once: its connection is then kept for
         # the next call rather than closed (a stream that stays open is let go of).
@@ -87,19 +90,18 @@ class GatewayExecutor(AgentExecutor):
                 async for _ in relayed:
                     pass
 
-    async def _send(self, context: RequestContext, events: EventSink, event: StreamEvent) -> bool:
+    async def _send(self, context: RequestContext, events: EventSink, event: StreamEvent) -> None:
         """Relay one upstream event, unless the gateway's task ended meanwhile (a cancel
-        relayed the upstream's end while its stream said the same); whether it was."""
+        relayed the upstream's end while its stream said the same)."""
         ours = context.task
         if ours is not None and (ours.status.state.is_terminal or repeats(event, ours)):
-            return False
+            return
         try:
             await events.send(event)
         except InvalidAgentResponse:
             if context.task is not None and context.task.status.state.is_terminal:
-                return False
+                return
             raise
-        return True
 
     async def _catch_up(self, context: RequestContext, events: EventSink) -> None:
         """The upstream's task as it stands now, for a task this gateway lost sight of."""
