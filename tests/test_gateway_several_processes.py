@@ -106,6 +106,7 @@ async def test_a_gateway_killed_mid_task_is_resumed_on_its_store(tmp_path: Path)
     assert stored.status.state is TaskState.COMPLETED
     assert [a.text for a in stored.artifacts or ()] == [f"hold {release}"]
     assert stored.metadata == {UPSTREAM_KEY: "one"}
+    assert "skill 'echo' is offered by zero, one: served as zero/echo, one/echo" in gw.output
 
 
 def _note(event: object) -> str:
