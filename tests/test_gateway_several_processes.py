@@ -1,5 +1,5 @@
 """`accord gateway` in front of several upstreams, every one a process of its own: skill
-routing and a path-prefix route on one store; a gateway killed with SIGKILL in the middle of a
+routing and a path-prefix route on one store, upstreams a registry lists; a gateway killed with SIGKILL in the middle of a
 task, started again on its SQLite file, takes the task over and the caller resubscribes to
 exactly the events it missed."""
 
@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from accord import Client
+from accord.client import RegistryClient
 from accord.gateway.router import UPSTREAM_KEY
 from accord.types import (
     Message,
@@ -22,6 +23,7 @@ from accord.types import (
     TextPart,
     new_id,
 )
+from registry_cards import CURATOR, TOKEN
 from served_process import STARTUP_TIMEOUT, accord_serve, accord_servers, free_port
 from test_gateway_processes import official_upstream, upstream_url
 
@@ -63,6 +65,25 @@ async def test_the_cli_routes_by_skill_and_by_path_prefix(tmp_path: Path) -> Non
     assert health.status_code == 200
     assert set(health.json()["upstreams"]) == {"official-echo", "money"}
     assert "serving Gateway at" in gw.output
+
+
+async def test_the_cli_takes_the_agents_a_registry_lists(tmp_path: Path) -> None:
+    registry_options = ["serve", "--store", f"sqlite:///{tmp_path / 'registry.db'}"]
+    with (
+        official_upstream("JSONRPC", "0.3") as echo,
+        accord_servers(["accord.samples.currency:agent", "--store", "memory"]) as [money],
+        accord_serve(*registry_options, "--token", TOKEN, command="registry") as registry,
+    ):
+        async with RegistryClient(registry.url, headers=CURATOR) as listing:
+            await listing.add(money.url)
+        options = [upstream_url(echo), "--registry", registry.url, "--store", "memory"]
+        with accord_serve(*options, command="gateway") as gw:
+            async with Client(gw.url, version="1.0") as client:
+                card = await client.get_card()
+                converted = await client.send(asking("2 USD to EUR", "convert_currency"))
+    assert [skill.id for skill in card.skills] == ["echo", "convert_currency"]
+    assert isinstance(converted, Task) and converted.status.state is TaskState.COMPLETED
+    assert converted.metadata == {UPSTREAM_KEY: "currency"}
 
 
 async def test_a_gateway_killed_mid_task_is_resumed_on_its_store(tmp_path: Path) -> None:
