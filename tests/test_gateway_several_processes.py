@@ -1,7 +1,7 @@
 """`accord gateway` in front of several upstreams, every one a process of its own: skill
-routing and a path-prefix route on one store, upstreams a registry lists; a gateway killed with SIGKILL in the middle of a
-task, started again on its SQLite file, takes the task over and the caller resubscribes to
-exactly the events it missed."""
+routing and a path-prefix route on one store, upstreams a registry lists; a gateway killed
+with SIGKILL in the middle of a task, started again on its SQLite file, takes the task over
+and the caller resubscribes to exactly the events it missed."""
 
 from __future__ import annotations
 
