@@ -26,6 +26,7 @@ from accord.client import Credentials
 from accord.errors import InternalError, TaskNotFound, Unauthenticated
 from accord.extensions import Extension
 from accord.gateway.routing import routed
+from accord.samples import currency
 from accord.types import (
     DataPart,
     Message,
@@ -373,3 +374,18 @@ def test_the_gateway_command_takes_every_option_of_serve() -> None:
     gateway_help = CliRunner().invoke(app, ["gateway", "--help"]).output
     options = set(re.findall(r"--[a-z][a-z-]*", serve_help))
     assert len(options) > 30 and options <= set(re.findall(r"--[a-z][a-z-]*", gateway_help))
+
+
+async def test_a_task_that_asks_for_input_is_answered_through_the_gateway() -> None:
+    """The upstream's stream for the answer opens with the task as it waited for input: the
+    gateway follows on to the task's end, not stopping at that first snapshot."""
+    with serve_app(currency.agent.app()) as upstream_url:
+        agent = accord.gateway(upstream_url)
+        with serve_app(agent.app()) as url:
+            async with Client(url, version="1.0") as client:
+                asked = await client.send(user("convert 100 USD"))
+                assert isinstance(asked, Task)
+                answered = await client.send(user("to EUR", task_id=asked.id))
+    assert asked.status.state is TaskState.INPUT_REQUIRED
+    assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
+    assert answered.artifacts and "EUR" in answered.artifacts[0].text

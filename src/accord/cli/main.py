@@ -38,7 +38,7 @@ COMMANDS = {
         "accord.cli.demo:demo", "Start the demo: the sample agents, the host and the web UI."
     ),
     "serve": Entry("accord.cli.server_commands:app", "Serve an agent over A2A."),
-    "gateway": Entry("accord.cli.gateway:gateway", "Put an agent behind accord, in every version."),
+    "gateway": Entry("accord.cli.gateway:gateway", "Put agents behind accord, in every version."),
     "db": Entry("accord.cli.server_commands:db", "Manage the database of the task store.", True),
     "send": Entry(_AGENT_COMMANDS, "Send a message to an agent and show its answer."),
     "chat": Entry(_AGENT_COMMANDS, "Talk with an agent, line by line."),

@@ -3,7 +3,8 @@
 `accord.gateway(upstream_url)` is an `Agent` whose executor relays each call to the agent at
 `upstream_url` with accord's client (docs/gateway.md); the server it is served by gives it
 the rest: every version and binding, the task store (resubscribing with replay), push
-notifications, `Security` and limits.
+notifications, `Security` and limits. `accord.gateway.several(urls)` is one in front of
+several agents, routing each call by skill (`SkillRouter`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from accord.client import SyncClient
 from accord.client.credentials import Credential, Credentials
 from accord.gateway.card import gateway_agent
 from accord.gateway.executor import GatewayExecutor
+from accord.gateway.several import several
 from accord.gateway.upstream import Upstream
 from accord.types import AgentCard
 
@@ -66,4 +68,4 @@ class _Gateway(ModuleType):
 
 sys.modules[__name__].__class__ = _Gateway
 
-__all__ = ["GatewayExecutor", "Upstream", "gateway", "gateway_agent"]
+__all__ = ["GatewayExecutor", "Upstream", "gateway", "gateway_agent", "several"]

@@ -77,6 +77,9 @@ class GatewayExecutor(AgentExecutor):
     async def _relay(self, call: UpstreamCall, context: RequestContext, events: EventSink) -> None:
         relayed = call.events(self.upstream.url)
         async for event in relayed:
+            ours = context.task
+            if ours is not None and not ours.status.state.is_terminal and repeats(event, ours):
+                continue  # a follow-up's stream may open with the task as it waited for input
             await self._send(context, events, event)
             if settled(context):
                 break

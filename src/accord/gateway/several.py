@@ -1,0 +1,175 @@
+"""A gateway in front of several upstreams: one card with all their skills, each call routed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from anyio.from_thread import start_blocking_portal
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from accord.agents import Agent, AgentExecutor
+from accord.agents.agent import DeclaresSecurity
+from accord.client.credentials import Credential, Credentials
+from accord.gateway.card import gateway_agent
+from accord.gateway.router import PINNED, SkillRouter
+from accord.gateway.routing import HEALTH_PATH, AtItsPrefix, Health
+from accord.gateway.sources import REFRESH_INTERVAL, RegistrySource, UpstreamOptions, UpstreamSet
+from accord.types import AgentCard, AgentExtension
+
+
+class SeveralGateway(Agent):
+    """The `Agent` of a gateway in front of several upstreams: its router reads the store of
+    each app serving it (the upstream each task and context belongs to), and each upstream of
+    `prefixes` (path prefix: upstream) is served at its prefix too, with its own card."""
+
+    executor: SkillRouter
+
+    def __init__(
+        self,
+        executor: SkillRouter,
+        *,
+        prefixes: Mapping[str, Agent] | None = None,
+        **card: Any,
+    ) -> None:
+        super().__init__(executor, **card)
+        self.prefixes = dict(prefixes or {})
+        """Each path prefix's upstream, by name, and its own card (a gateway agent's)."""
+
+    def card(self, url: str) -> AgentCard:
+        pinned = PINNED.get()
+        return self.prefixes[pinned].card(url) if pinned else super().card(url)
+
+    def app(self, **options: Any) -> Starlette:
+        app = super().app(**options)
+        runtime = app.state.runtime
+
+        def on_store(router: AgentExecutor) -> AgentExecutor:
+            assert isinstance(router, SkillRouter)
+            return router.on_store(runtime.store)
+
+        runtime.wrap_executor(on_store)
+        if self.prefixes and app.state.config.public_url:
+            raise ValueError(
+                "a gateway with routes takes no public URL: the card at each prefix names the"
+                " URL its requests come by"
+            )
+        taken = {route.path.split("/")[1] for route in app.routes if isinstance(route, Route)}
+        for name in self.prefixes:  # the same routes below each prefix: one store, one runtime
+            if name.split("/")[0] in taken:
+                raise ValueError(f"the route /{name} would hide the gateway's own /{name}")
+            pinned = AtItsPrefix(Pinning(app.router, name))  # the app's middleware ran already
+            app.router.routes.insert(0, Mount(f"/{name}", app=pinned))
+        return app
+
+
+class Pinning:
+    """Serves `app` with each request's calls pinned to the upstream `name` (`PINNED`)."""
+
+    def __init__(self, app: ASGIApp, name: str) -> None:
+        self.app = app
+        self.name = name
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token = PINNED.set(self.name)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            PINNED.reset(token)
+
+
+def several(
+    urls: Sequence[str] | Mapping[str, str] = (),
+    *,
+    routes: Mapping[str, str] | None = None,
+    registry: str | None = None,
+    query: str = "",
+    filters: Mapping[str, str | Sequence[str]] | None = None,
+    default: str | None = None,
+    refresh: float | None = REFRESH_INTERVAL,
+    name: str = "Gateway",
+    description: str | None = None,
+    credentials: Credentials | Sequence[Credential] | None = None,
+    transport: str | None = None,
+    version: str | None = None,
+    security: DeclaresSecurity | None = None,
+    push_notifications: bool = True,
+) -> SeveralGateway:
+    """An `Agent` relaying each call to one of several upstreams (docs/gateway.md): those at
+    `urls` (a list of URLs or `NAME=URL`, or a mapping of names to URLs; an upstream given
+    without a name is named after its card) and those the accord registry at `registry` finds
+    for `query` and `filters`, read again every `refresh` seconds (None: never), and those of
+    `routes` (a path prefix: an upstream's URL, named after its prefix), which are also served
+    at their prefix, with their own card, every call there going to them. Its card
+    lists their skills (an id two upstreams share as `NAME/ID` for each); a message goes to
+    the upstream of its task or context, else of the prefix it came by, else of the skill it
+    names, else to `default` (`SkillRouter`). Every upstream's card is read now; one that
+    cannot be is an error. `GET /health` says which upstreams answer. The other options are
+    `accord.gateway`'s.
+    """
+    options = UpstreamOptions(credentials, transport, version)
+    source = RegistrySource(registry, query, dict(filters or {})) if registry else None
+    prefixed = {prefix_name(prefix): url for prefix, url in (routes or {}).items()}
+    if isinstance(urls, Mapping):
+        every: Sequence[str] | Mapping[str, str] = {**urls, **prefixed}
+    else:
+        every = [*urls, *(f"{name}={url}" for name, url in prefixed.items())]
+    upstreams = UpstreamSet(every, source, options, refresh)
+    with start_blocking_portal() as portal:
+        portal.call(upstreams.load)
+    if not upstreams.executors:
+        raise ValueError("a gateway needs an upstream: give its URL, or a registry that has one")
+    if default is None and len(upstreams.executors) == 1:
+        default = next(iter(upstreams.executors))
+    router = SkillRouter(upstreams, default)
+
+    async def health(request: Request) -> Response:
+        urls = {name: upstreams.url(name) for name in upstreams.cards}
+        return await Health(urls).endpoint(request)
+
+    cards = list(upstreams.cards.values())
+    entrances = {
+        name: gateway_agent(
+            router,
+            upstreams.cards[name],
+            security=security,
+            push_notifications=push_notifications,
+        )
+        for name in prefixed
+    }
+    return SeveralGateway(
+        router,
+        prefixes=entrances,
+        name=name,
+        description=description or "Relays to " + ", ".join(upstreams.cards) + ".",
+        skills=upstreams.table.skills,
+        input_modes=_union(mode for card in cards for mode in card.default_input_modes),
+        output_modes=_union(mode for card in cards for mode in card.default_output_modes),
+        streaming=True,
+        push_notifications=push_notifications,
+        extensions=_union_by_uri(ext for c in cards for ext in c.capabilities.extensions or ()),
+        security=security,
+        routes=[Route(HEALTH_PATH, health, methods=["GET"])],
+    )
+
+
+def _union(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _union_by_uri(extensions: Iterable[AgentExtension]) -> list[AgentExtension]:
+    return list({extension.uri: extension for extension in extensions}.values())
+
+
+def prefix_name(prefix: str) -> str:
+    """The upstream name of a path prefix (`/billing`: `billing`); ValueError for one that is
+    not a path segment or more of letters, digits and `-._~`."""
+    name = prefix.strip("/")
+    if not re.fullmatch(r"[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*", name):
+        raise ValueError(f"a route's prefix is a path like /billing, got {prefix!r}")
+    return name
