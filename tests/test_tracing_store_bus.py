@@ -1,0 +1,94 @@
+"""Spans for the runtime's calls into its store and bus, in the request's trace, on SQLite and
+PostgreSQL; none of it wrapped while tracing is off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+
+from accord import Client, create_app
+from accord.observability.client_tracing import untrace_clients
+from accord.observability.tracing import Tracing
+from accord.runtime.watched_calls import BUS_CALLS, STORE_CALLS
+from accord.samples import echo
+from accord.store.sql import SqlTaskStore
+from accord.types import Task
+from agents_for_tests import until
+from rpc import served
+from stores import Backend, sql_backend_fixture  # noqa: F401 - fixtures
+
+Spans = tuple[TracerProvider, InMemorySpanExporter]
+
+
+@pytest.fixture(name="spans")
+def spans_fixture() -> Iterator[Spans]:
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    yield provider, exporter
+    untrace_clients()
+    provider.shutdown()
+
+
+def ancestors(span: ReadableSpan, spans: list[ReadableSpan]) -> list[str]:
+    """The names of `span`'s ancestors, nearest first (each must have been exported)."""
+    by_id = {s.context.span_id: s for s in spans}
+    names = []
+    while span.parent is not None:
+        span = by_id[span.parent.span_id]
+        names.append(span.name)
+    return names
+
+
+async def test_store_and_bus_calls_are_spans_of_the_request(
+    spans: Spans, sql_backend: Backend
+) -> None:
+    provider, exporter = spans
+    app = create_app(echo.agent, store=SqlTaskStore(sql_backend.engine()))  # opened by the app
+    Tracing(provider).install(app)
+    with served(app) as url:
+        async with Client(url, transport="JSONRPC", version="1.0") as client:
+            task = await client.send("hi")
+            assert isinstance(task, Task)
+            await client.get_task(task.id)
+        await until(
+            lambda: len([s for s in exporter.get_finished_spans() if s.name == "save"]) >= 1,
+            "the save's span",
+        )
+    finished = list(exporter.get_finished_spans())
+    (send,) = [s for s in finished if s.name == "A2A/send_message"]
+    (get,) = [s for s in finished if s.name == "A2A/get_task"]
+    saves = [s for s in finished if s.name == "save"]
+    for save in saves:
+        assert save.kind is SpanKind.CLIENT
+        assert save.attributes == {
+            "db.system": sql_backend.name,
+            "db.operation": "save",
+            "a2a.task_id": task.id,
+        }
+        assert save.context.trace_id == send.context.trace_id
+        # The run's span, the operation's (SERVER), the client's call (CLIENT, same process).
+        assert ancestors(save, finished) == ["A2A/agent run", "A2A/send_message", "A2A/SendMessage"]
+    (read,) = [s for s in finished if s.name == "get_task"]
+    assert read.parent is not None and read.parent.span_id == get.context.span_id
+    assert read.attributes["db.system"] == sql_backend.name
+    publishes = [s for s in finished if s.name == "publish task_records"]
+    assert publishes
+    for publish in publishes:
+        assert publish.kind is SpanKind.PRODUCER
+        assert publish.attributes["messaging.system"] == "in_process"
+        assert publish.attributes["messaging.destination.name"] == "task_records"
+        assert publish.attributes["a2a.task_id"] == task.id
+        assert "A2A/send_message" in ancestors(publish, finished)
+
+
+async def test_tracing_off_leaves_the_store_and_bus_as_they_are(sql_backend: Backend) -> None:
+    app = create_app(echo.agent, store=SqlTaskStore(sql_backend.engine()))
+    runtime = app.state.runtime
+    assert not set(STORE_CALLS) & set(vars(runtime.store))
+    assert not set(BUS_CALLS) & set(vars(runtime.bus))
