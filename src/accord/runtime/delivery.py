@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from accord.core import outbound
 from accord.core.deliveries import Delivery
 from accord.core.push import PushTarget
 from accord.core.records import EventRecord
@@ -115,6 +116,8 @@ class DeliveryWorker:
         """The deliveries of `record` to `targets`, bodies made now, to save with the event."""
         now = datetime.now(UTC)
         deadline = now + timedelta(seconds=self.schedule.deadline)
+        trace: dict[str, str] = {}
+        outbound.inject(trace)  # the trace of the request being served, when traced
         return [
             Delivery(
                 id=new_id(),
@@ -129,6 +132,8 @@ class DeliveryWorker:
                 created_at=now,
                 next_at=now,
                 deadline=deadline,
+                traceparent=trace.get("traceparent"),
+                tracestate=trace.get("tracestate"),
             )
             for target, body, media_type in notification_bodies(task_id, targets, record, task)
         ]
