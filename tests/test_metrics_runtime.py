@@ -4,25 +4,22 @@ operation, the push outbox's depth, deliveries by outcome and retries, the bus's
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
-import pytest
-from redis.asyncio import Redis
 from starlette.requests import Request
 from starlette.responses import Response
 
 from accord import Agent, Client, create_app
 from accord.observability.metrics import Metrics, serve_metrics
+from accord.runtime.bus_factory import open_bus
 from accord.runtime.delivery import RetrySchedule
-from accord.runtime.redis_bus import RedisEventBus
 from accord.samples import echo
 from accord.store import open_store
-from accord.types import PushNotificationConfig, Task, TaskState, new_id
+from accord.types import PushNotificationConfig, Task, TaskState
 from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer, until
 from rpc import served
-from services import redis_url
+from services import redis_bus_fixture  # noqa: F401 - a fixture
 from test_metrics import scrape
 from webhooks import LOOPBACK, Webhook, receiving
 
@@ -113,28 +110,14 @@ async def test_the_outbox_depth_on_a_port_of_its_own() -> None:
     assert counts[-1] == len(gone.tries)
 
 
-@pytest.fixture
-async def bus_prefix() -> AsyncIterator[tuple[str, str]]:
-    url, prefix = await redis_url(), f"accord:test:{new_id()}"
-    yield url, prefix
-    client = Redis.from_url(url)
-    keys = [key async for key in client.scan_iter(f"{prefix}*")]
-    if keys:
-        await client.delete(*keys)
-    await client.aclose()
-
-
-async def test_bus_lag_of_records_another_replica_published(
-    bus_prefix: tuple[str, str], tmp_path: Path
-) -> None:
-    redis, prefix = bus_prefix
+async def test_bus_lag_of_records_another_replica_published(redis_bus: str, tmp_path: Path) -> None:
     gated = GatedStreamer()
     replicas = []
     for _ in range(2):  # two replicas of one agent, sharing a store and a Redis bus
         app = create_app(
             Agent(gated, name="Gated"),
             store=open_store(f"sqlite:///{tmp_path / 'tasks.db'}"),
-            bus=RedisEventBus(redis, stream=prefix, block_ms=100),
+            bus=open_bus(redis_bus),
         )
         Metrics().install(app, route=True)
         replicas.append(app)

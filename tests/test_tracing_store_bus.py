@@ -15,12 +15,14 @@ from opentelemetry.trace import SpanKind
 from accord import Agent, Client, create_app
 from accord.observability.client_tracing import untrace_clients
 from accord.observability.tracing import Tracing
+from accord.runtime.bus_factory import open_bus
 from accord.runtime.watched_calls import BUS_CALLS, STORE_CALLS
 from accord.samples import echo
 from accord.store.sql import SqlTaskStore
 from accord.types import PushNotificationConfig, Task, TaskState
 from agents_for_tests import until
 from rpc import served
+from services import redis_bus_fixture  # noqa: F401 - a fixture
 from stores import Backend, sql_backend_fixture  # noqa: F401 - fixtures
 from webhooks import LOOPBACK, NotificationHook, receiving
 
@@ -52,23 +54,24 @@ def ancestors(span: ReadableSpan, spans: list[ReadableSpan]) -> list[str]:
 
 
 async def test_store_and_bus_calls_are_spans_of_the_request(
-    spans: Spans, sql_backend: Backend
+    spans: Spans, sql_backend: Backend, redis_bus: str
 ) -> None:
     provider, exporter = spans
-    app = create_app(echo.agent, store=SqlTaskStore(sql_backend.engine()))  # opened by the app
+    store = SqlTaskStore(sql_backend.engine())  # opened by the app
+    app = create_app(echo.agent, store=store, bus=open_bus(redis_bus))
     Tracing(provider).install(app)
     with served(app) as url:
         async with Client(url, transport="JSONRPC", version="1.0") as client:
             task = await client.send("hi")
             assert isinstance(task, Task)
-            await client.get_task(task.id)
+            await client.list_tasks()  # a read of the store, whatever the run's state
         await until(
             lambda: len([s for s in exporter.get_finished_spans() if s.name == "save"]) >= 1,
             "the save's span",
         )
     finished = list(exporter.get_finished_spans())
     (send,) = [s for s in finished if s.name == "A2A/send_message"]
-    (get,) = [s for s in finished if s.name == "A2A/get_task"]
+    (listing,) = [s for s in finished if s.name == "A2A/list_tasks"]
     saves = [s for s in finished if s.name == "save"]
     for save in saves:
         assert save.kind is SpanKind.CLIENT
@@ -80,14 +83,14 @@ async def test_store_and_bus_calls_are_spans_of_the_request(
         assert save.context.trace_id == send.context.trace_id
         # The run's span, the operation's (SERVER), the client's call (CLIENT, same process).
         assert ancestors(save, finished) == ["A2A/agent run", "A2A/send_message", "A2A/SendMessage"]
-    (read,) = [s for s in finished if s.name == "get_task"]
-    assert read.parent is not None and read.parent.span_id == get.context.span_id
+    (read,) = [s for s in finished if s.name == "list_tasks"]
+    assert read.parent is not None and read.parent.span_id == listing.context.span_id
     assert attributes(read)["db.system"] == sql_backend.name
     publishes = [s for s in finished if s.name == "publish task_records"]
     assert publishes
     for publish in publishes:
         assert publish.kind is SpanKind.PRODUCER
-        assert attributes(publish)["messaging.system"] == "in_process"
+        assert attributes(publish)["messaging.system"] == "redis"
         assert attributes(publish)["messaging.destination.name"] == "task_records"
         assert attributes(publish)["a2a.task_id"] == task.id
         assert "A2A/send_message" in ancestors(publish, finished)
@@ -95,6 +98,17 @@ async def test_store_and_bus_calls_are_spans_of_the_request(
 
 async def test_tracing_off_leaves_the_store_and_bus_as_they_are(sql_backend: Backend) -> None:
     app = create_app(echo.agent, store=SqlTaskStore(sql_backend.engine()))
+    runtime = app.state.runtime
+    assert not set(STORE_CALLS) & set(vars(runtime.store))
+    assert not set(BUS_CALLS) & set(vars(runtime.bus))
+    Tracing(TracerProvider()).install(app)
+    assert set(STORE_CALLS) <= set(vars(runtime.store))
+    assert not set(BUS_CALLS) & set(vars(runtime.bus))  # in-process: not worth a span
+
+
+def test_calls_that_stay_in_the_process_get_no_spans() -> None:
+    app = create_app(echo.agent)  # the memory store, the in-process bus
+    Tracing(TracerProvider()).install(app)
     runtime = app.state.runtime
     assert not set(STORE_CALLS) & set(vars(runtime.store))
     assert not set(BUS_CALLS) & set(vars(runtime.bus))

@@ -40,9 +40,9 @@ class Tracing:
     """Traces an app made by `create_app`: a SERVER span for each operation of every binding
     (continuing the trace its `traceparent` names, HTTP header or gRPC metadata alike), one
     for each request authentication refuses, an INTERNAL span around each agent run (child
-    of the operation that started it), a span for each call the runtime makes into its store
-    (CLIENT, `db.*`) and its bus (PRODUCER, `messaging.*`), child of what was current then
-    (the operation, or the run), and, for the whole process, a CLIENT span for each
+    of the operation that started it), a span for each call the runtime makes into its SQL
+    store (CLIENT, `db.*`) and its shared bus (PRODUCER, `messaging.*`), child of what was
+    current then (the operation, or the run), and, for the whole process, a CLIENT span for each
     call accord's client makes and each webhook POST, which carry the trace on
     (`trace_clients`). An agent calling another agent with accord's client from its run
     therefore continues the same trace.
@@ -63,7 +63,14 @@ class Tracing:
         pipeline.hooks.insert(0, OperationSpans(self.tracer, agent))  # first: sees refusals
         watch_refusals(app, partial(_refusal_span, self.tracer, agent))
         app.state.runtime.wrap_executor(lambda inner: TracedExecutor(inner, self.tracer, agent))
-        app.state.runtime.watch_calls(CallSpans(self.tracer))
+        runtime = app.state.runtime
+        # Only calls that leave the process are worth their spans' cost (a few µs each): a
+        # memory store's or an in-process bus's are plain function calls.
+        runtime.watch_calls(
+            CallSpans(self.tracer),
+            store=runtime.store.system != IN_PROCESS_STORE,
+            bus=runtime.bus.system != IN_PROCESS_BUS,
+        )
         trace_clients(self.tracer_provider)
 
 
@@ -133,6 +140,8 @@ class TracedExecutor(AgentExecutor):
             "a2a.context_id": context.context_id,
         }
 
+
+IN_PROCESS_STORE, IN_PROCESS_BUS = "memory", "in_process"
 
 BUS_DESTINATIONS = {"publish": "task_records", "request_cancel": "task_cancels"}
 """What each bus operation goes to, as `messaging.destination.name` (a task's own stream is
