@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
@@ -39,6 +40,8 @@ from accord.server.pipeline import Call, Proceed
 from accord.types import Task, TaskState, TaskStatusUpdateEvent
 
 METRICS_PATH = "/metrics"
+
+log = logging.getLogger("accord.metrics")
 
 _OPERATION = ("operation", "version", "binding")
 
@@ -250,16 +253,21 @@ class OutboxDepth(Collector):
         return noting_loop
 
     async def read(self) -> None:
-        """Count the outbox now."""
+        """Count the outbox now (a store that cannot leaves the last counts standing: the
+        readiness probe is where its trouble shows)."""
         self.loop = asyncio.get_running_loop()
-        depth = await self.runtime.store.outbox_depth()
+        try:
+            depth = await self.runtime.store.outbox_depth()
+        except Exception:
+            log.warning("could not count the push outbox; its gauge keeps the last counts")
+            return
         self.counts = {"waiting": depth.waiting, "parked": depth.parked}
 
     def collect(self) -> Iterable[Metric]:
         loop = self.loop
         if loop is not None and loop.is_running() and not _running(loop):
             # A scrape from another thread (`serve_metrics`): ask the app's loop to count.
-            with contextlib.suppress(Exception):  # the store is away: the last counts stand
+            with contextlib.suppress(TimeoutError):  # the loop is busy: the last counts stand
                 asyncio.run_coroutine_threadsafe(self.read(), loop).result(SCRAPE_TIMEOUT)
         return self.describe_counts(self.counts)
 
