@@ -14,6 +14,7 @@ from opentelemetry.trace import SpanKind
 
 from accord import Agent, Client, create_app
 from accord.observability.client_tracing import untrace_clients
+from accord.observability.metrics import Metrics
 from accord.observability.tracing import Tracing
 from accord.runtime.bus_factory import open_bus
 from accord.runtime.watched_calls import BUS_CALLS, STORE_CALLS
@@ -106,9 +107,10 @@ async def test_tracing_off_leaves_the_store_and_bus_as_they_are(sql_backend: Bac
     assert not set(BUS_CALLS) & set(vars(runtime.bus))  # in-process: not worth a span
 
 
-def test_calls_that_stay_in_the_process_get_no_spans() -> None:
+def test_calls_that_stay_in_the_process_are_neither_traced_nor_timed() -> None:
     app = create_app(echo.agent)  # the memory store, the in-process bus
     Tracing(TracerProvider()).install(app)
+    Metrics().install(app)
     runtime = app.state.runtime
     assert not set(STORE_CALLS) & set(vars(runtime.store))
     assert not set(BUS_CALLS) & set(vars(runtime.bus))

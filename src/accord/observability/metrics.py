@@ -114,8 +114,8 @@ class Metrics:
         )
         self.store_duration = Histogram(
             "a2a_store_operation_duration_seconds",
-            "Time of the runtime's calls into its store, by operation: save (a staged batch of"
-            " a task's events, until committed), get_task, read_events, list_tasks.",
+            "Time of the runtime's calls into its SQL store, by operation: save (a staged batch"
+            " of a task's events, until committed), get_task, read_events, list_tasks.",
             ["operation"],
             registry=r,
         )

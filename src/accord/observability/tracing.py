@@ -63,14 +63,7 @@ class Tracing:
         pipeline.hooks.insert(0, OperationSpans(self.tracer, agent))  # first: sees refusals
         watch_refusals(app, partial(_refusal_span, self.tracer, agent))
         app.state.runtime.wrap_executor(lambda inner: TracedExecutor(inner, self.tracer, agent))
-        runtime = app.state.runtime
-        # Only calls that leave the process are worth their spans' cost (a few µs each): a
-        # memory store's or an in-process bus's are plain function calls.
-        runtime.watch_calls(
-            CallSpans(self.tracer),
-            store=runtime.store.system != IN_PROCESS_STORE,
-            bus=runtime.bus.system != IN_PROCESS_BUS,
-        )
+        app.state.runtime.watch_calls(CallSpans(self.tracer))
         trace_clients(self.tracer_provider)
 
 
@@ -140,8 +133,6 @@ class TracedExecutor(AgentExecutor):
             "a2a.context_id": context.context_id,
         }
 
-
-IN_PROCESS_STORE, IN_PROCESS_BUS = "memory", "in_process"
 
 BUS_DESTINATIONS = {"publish": "task_records", "request_cancel": "task_cancels"}
 """What each bus operation goes to, as `messaging.destination.name` (a task's own stream is

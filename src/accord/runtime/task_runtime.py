@@ -23,7 +23,13 @@ from accord.runtime.replicas import HANDOVER_TIMEOUT, Replicas
 from accord.runtime.runs import Run, Runs
 from accord.runtime.staging import Staging
 from accord.runtime.state_machine import apply_event
-from accord.runtime.watched_calls import BUS_CALLS, STORE_CALLS, CallWatcher, watch_methods
+from accord.runtime.watched_calls import (
+    BUS_CALLS,
+    IN_PROCESS,
+    STORE_CALLS,
+    CallWatcher,
+    watch_methods,
+)
 from accord.store import InMemoryTaskStore, StoredTask, TaskStore
 from accord.types import Message, MessageSendParams, Task, new_id
 
@@ -97,12 +103,14 @@ class TaskRuntime:
     def watch_calls(self, watcher: CallWatcher, *, store: bool = True, bus: bool = True) -> None:
         """Have `watcher` see each call the runtime makes into its store (saves, task and log
         reads, listings) and its bus (publishing, cancel requests) from now on: observability's
-        seam for spans and latencies. Until a first watcher comes, nothing is wrapped."""
+        seam for spans and latencies. Until a first watcher comes, nothing is wrapped; a
+        memory store's or the in-process bus's calls, plain function calls not worth a span's
+        or a timer's cost, never are."""
         for wanted, watchers, target, calls, component in (
             (store, self._store_watchers, self.store, STORE_CALLS, "store"),
             (bus, self._bus_watchers, self.bus, BUS_CALLS, "bus"),
         ):
-            if not wanted:
+            if not wanted or target.system in IN_PROCESS:
                 continue
             if not watchers:
                 watch_methods(target, component, calls, watchers)

@@ -55,6 +55,10 @@ def _no_task(*args: Any, **kwargs: Any) -> None:
     return None
 
 
+IN_PROCESS = frozenset({"memory", "in_process"})
+"""The systems of a store and a bus that stay in the process (`TaskStore.system`,
+`EventBus.system`): their calls are not watched."""
+
 TaskOf = Callable[..., str | None]
 
 STORE_CALLS: Mapping[str, tuple[str, TaskOf]] = {
