@@ -8,6 +8,7 @@ them), `metrics` (a Prometheus registry of the app's), `audit` (lines to /dev/nu
 
     python bench/observability.py                 # every mode, CPU µs per request, JSON lines
     python bench/observability.py --mode off --requests 200 --repeat 1   # one run, for callgrind
+    python bench/observability.py --store sqlite  # on a SQLite store (its calls traced too)
 
 CPU time (time.process_time, every thread: the batch exporter's too) is less sensitive than
 wall time to other processes on the machine, not immune; modes run interleaved, `--repeat`
@@ -33,6 +34,7 @@ from typing import Any
 
 import accord
 from accord.samples import echo
+from accord.store import open_store
 
 MODES = ("off", "tracing", "metrics", "audit", "all")
 WARMUP = 200
@@ -67,9 +69,14 @@ SCOPE: dict[str, Any] = {
 }
 
 
-def instrumented(mode: str) -> Any:
-    """The echo agent's app with what `mode` turns on."""
-    app = accord.create_app(echo.agent)
+def instrumented(mode: str, store: str = "memory") -> Any:
+    """The echo agent's app with what `mode` turns on, on `store` (`memory`, or `sqlite`: a
+    file of the app's own in a temporary folder)."""
+    if store == "sqlite":
+        folder = tempfile.mkdtemp(prefix="accord-bench-")
+        app = accord.create_app(echo.agent, store=open_store(f"sqlite:///{folder}/{mode}.db"))
+    else:
+        app = accord.create_app(echo.agent)
     if mode in ("audit", "all"):
         from accord.observability.audit import AuditLog
 
@@ -143,7 +150,7 @@ def _signal(folder: Path, say: str, until: str) -> None:
         time.sleep(0.05)
 
 
-def instructions_per_request(mode: str, requests: int) -> float:
+def instructions_per_request(mode: str, requests: int, store: str = "memory") -> float:
     """Run one mode under callgrind, instrumented only while its `requests` run (startup and
     warm-up are not counted); the instructions per request. Needs valgrind."""
     with tempfile.TemporaryDirectory() as folder:
@@ -151,6 +158,7 @@ def instructions_per_request(mode: str, requests: int) -> float:
         command = [
             "valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
             sys.executable, __file__, "--mode", mode, "--requests", str(requests), "--repeat", "1",
+            "--store", store,
         ]  # fmt: skip
         env = {**os.environ, HANDSHAKE: folder}
         process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
@@ -167,10 +175,12 @@ def instructions_per_request(mode: str, requests: int) -> float:
         return int(totals[-1].split()[1]) / requests
 
 
-async def measure(modes: Sequence[str], requests: int, repeat: int) -> dict[str, float]:
+async def measure(
+    modes: Sequence[str], requests: int, repeat: int, store: str = "memory"
+) -> dict[str, float]:
     apps = {}
     for mode in modes:
-        app = instrumented(mode)
+        app = instrumented(mode, store)
         context = app.router.lifespan_context(app)
         await context.__aenter__()
         apps[mode] = (app, context)
@@ -188,20 +198,24 @@ def main() -> None:
     parser.add_argument("--mode", choices=MODES, action="append", help="repeatable; default all")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions under callgrind instead"
     )
     arguments = parser.parse_args()
     modes = arguments.mode or list(MODES)
     if arguments.instructions:
-        counts = {mode: instructions_per_request(mode, arguments.requests) for mode in modes}
+        counts = {
+            mode: instructions_per_request(mode, arguments.requests, arguments.store)
+            for mode in modes
+        }
         for mode, count in counts.items():
             row = {"mode": mode, "requests": arguments.requests, "instructions": round(count)}
             if "off" in counts:
                 row["overhead_percent"] = round((count - counts["off"]) / counts["off"] * 100, 1)
             print(json.dumps(row))
         return
-    medians = asyncio.run(measure(modes, arguments.requests, arguments.repeat))
+    medians = asyncio.run(measure(modes, arguments.requests, arguments.repeat, arguments.store))
     base = medians.get("off")
     rows = []
     for mode, us in medians.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,11 +16,13 @@ from sqlalchemy import insert, text
 from accord.core.deliveries import Delivery
 from accord.core.records import EventRecord
 from accord.store import Retention, StaleTaskError, TaskStore
+from accord.store.outbox import OutboxDepth
 from accord.store.sql.migrations import UpgradeResult, head_version, upgrade
+from accord.store.sql.rows import delivery_values
 from accord.store.sql.schema import push_deliveries, schema_version
 from accord.types import Task, TaskState, TaskStatus, new_id
 from stores import Backend, backend_fixture, sql_backend_fixture, store_fixture  # noqa: F401
-from test_sql_store import create_version_5
+from test_sql_store import create_version_5, create_version_9
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=30)
@@ -165,6 +168,53 @@ async def test_a_database_from_before_the_outbox_gets_one(sql_backend: Backend) 
     pending = delivery("t1", 1)
     await save(store, make_task("t1"), 1, pending)
     assert [d.id for d in await store.claim_deliveries(NOW, NOW + LEASE, 1)] == [pending.id]
+
+
+async def test_deliveries_keep_the_trace_context_they_were_saved_with(store: TaskStore) -> None:
+    traced = replace(
+        delivery("t1", 1), traceparent=f"00-{'a' * 32}-{'b' * 16}-01", tracestate="k=v"
+    )
+    await save(store, make_task("t1"), 1, traced)
+    await save(store, make_task("t2"), 1, delivery("t2", 1))
+    claimed = {d.task_id: d for d in await store.claim_deliveries(NOW, NOW + LEASE, 10)}
+    assert claimed["t1"].trace_context == {"traceparent": traced.traceparent, "tracestate": "k=v"}
+    assert claimed["t2"].trace_context == {}
+
+
+async def test_deliveries_waiting_before_traces_were_kept_are_untraced(
+    sql_backend: Backend,
+) -> None:
+    engine = sql_backend.engine()
+    waiting = delivery("t1", 1)
+    try:
+        async with engine.begin() as connection:
+            await create_version_9(connection)
+            for version in range(1, 10):
+                step = {"version": version, "description": "old", "applied_at": NOW}
+                await connection.execute(insert(schema_version).values(step))
+            row = {
+                key: value
+                for key, value in delivery_values(waiting).items()
+                if key not in ("traceparent", "tracestate")
+            }
+            await connection.execute(
+                text(f"INSERT INTO {push_deliveries} ({', '.join(row)}) VALUES"
+                     f" ({', '.join(':' + key for key in row)})"),
+                row,
+            )  # fmt: skip
+        assert await upgrade(engine) == UpgradeResult(9, head_version())
+    finally:
+        await engine.dispose()
+    store = await sql_backend.open()
+    (claimed,) = await store.claim_deliveries(NOW, NOW + LEASE, 1)
+    assert (claimed.id, claimed.trace_context) == (waiting.id, {})
+
+
+async def test_the_outbox_counts_what_waits_and_what_is_parked(store: TaskStore) -> None:
+    assert await store.outbox_depth() == OutboxDepth(0, 0)
+    await parked_queue(store, "t1", seqs=3)
+    await save(store, make_task("t2"), 1, delivery("t2", 1))
+    assert await store.outbox_depth() == OutboxDepth(waiting=1, parked=3)
 
 
 async def test_a_forgotten_task_takes_its_deliveries_along(backend: Backend) -> None:

@@ -158,3 +158,26 @@ async def test_losing_the_hub_ends_streams_to_resume_and_the_bus_connects_again(
     finally:
         await a.close()
         await b.close()
+
+
+async def test_a_worker_watching_lag_is_told_it_for_records_delivered_here(
+    hub: HubProcess,
+) -> None:
+    a, b, c = (SocketEventBus(hub.path) for _ in range(3))
+    lags: dict[str, list[float]] = {"a": [], "b": [], "c": []}
+    for name, bus in (("a", a), ("b", b), ("c", c)):
+        bus.lag_watchers.append(lags[name].append)
+        await bus.start()
+    try:
+        on_a, on_b = a.subscribe("t1"), b.subscribe("t1")  # c has no subscriber of t1
+        for seq in (1, 2):
+            await a.publish(status("t1", seq, TaskState.WORKING))
+        async with asyncio.timeout(SAFETY_TIMEOUT):
+            assert [(await anext(on_b)).seq for _ in range(2)] == [1, 2]
+            assert [(await anext(on_a)).seq for _ in range(2)] == [1, 2]
+        assert len(lags["b"]) == 2 and all(0 <= lag < SAFETY_TIMEOUT for lag in lags["b"])
+        assert lags["a"] == []  # its own records reach its subscribers at once
+        assert lags["c"] == []
+    finally:
+        for bus in (a, b, c):
+            await bus.close()

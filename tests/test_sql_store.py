@@ -234,9 +234,16 @@ async def test_stores_starting_together_create_the_schema_once(sql_backend: Back
 NOW = datetime.now(UTC)
 
 
+async def create_version_9(connection: AsyncConnection) -> None:
+    """The tables as accord made them at schema version 9: deliveries without their trace."""
+    await connection.run_sync(metadata.create_all)
+    for column in ("traceparent", "tracestate"):
+        await connection.execute(text(f"ALTER TABLE {push_deliveries} DROP COLUMN {column}"))
+
+
 async def create_version_8(connection: AsyncConnection) -> None:
     """The tables as accord made them at schema versions 7 and 8: tasks without epochs."""
-    await connection.run_sync(metadata.create_all)
+    await create_version_9(connection)
     await connection.execute(text(f"ALTER TABLE {tasks} DROP COLUMN epoch"))
 
 

@@ -33,6 +33,20 @@ class Delivery:
     attempts: int = 0
     last_error: str | None = None
     parked_at: datetime | None = None
+    traceparent: str | None = None
+    """The W3C trace context of the moment the event was recorded (None: not traced): the
+    POST's span continues that trace."""
+    tracestate: str | None = None
+
+    @property
+    def trace_context(self) -> dict[str, str]:
+        """The trace context saved with the delivery, as the headers that carry it."""
+        found = {}
+        if self.traceparent:
+            found["traceparent"] = self.traceparent
+            if self.tracestate:
+                found["tracestate"] = self.tracestate
+        return found
 
     def claimed(self, lease_until: datetime) -> Delivery:
         """This delivery once a worker took it for one more try, until `lease_until`."""

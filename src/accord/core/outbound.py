@@ -24,10 +24,13 @@ def trace_headers(headers: Mapping[str, str]) -> dict[str, str]:
 @dataclass(slots=True)
 class OutboundRequest:
     """One request accord is making, as observers see it: `kind` (`push`), where it goes, the
-    `headers` observers add to it (the trace context), and the HTTP `status` it got."""
+    trace context it continues when that is not the current one (`parent`: a webhook
+    delivery's, saved with its event), the `headers` observers add to it (the trace context),
+    and the HTTP `status` it got."""
 
     kind: str
     url: str
+    parent: Mapping[str, str] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     status: int | None = None
 
@@ -67,12 +70,15 @@ def inject(headers: dict[str, str]) -> None:
 
 @contextmanager
 def outbound_request(
-    kind: str, url: str, watchers: Sequence[OutboundObserver] = ()
+    kind: str,
+    url: str,
+    watchers: Sequence[OutboundObserver] = (),
+    parent: Mapping[str, str] | None = None,
 ) -> Iterator[OutboundRequest]:
     """A request about to go to `url`, watched by the process's observers and `watchers`
-    (those of one sender: an app's metrics): send it with its `headers` added, and set its
-    `status` once answered."""
-    request = OutboundRequest(kind, url)
+    (those of one sender: an app's metrics), continuing the trace `parent` names (default:
+    the current one): send it with its `headers` added, and set its `status` once answered."""
+    request = OutboundRequest(kind, url, parent or {})
     if not _observers and not watchers:
         yield request
         return

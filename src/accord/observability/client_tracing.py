@@ -52,8 +52,12 @@ class _ClientTracing:
     def request(self, request: OutboundRequest) -> Iterator[None]:
         attributes = {"http.request.method": "POST", "url.full": _without_query(request.url)}
         name = f"A2A/{request.kind}"
+        # A webhook POST is a child of the run that recorded its event, not a link from a
+        # trace of its own: it has that one cause, and then the whole path from the request to
+        # the receiver is one trace (each retry a sibling, however late it comes).
+        parent = propagate.extract(request.parent) if request.parent else None
         with self.tracer.start_as_current_span(
-            name, kind=SpanKind.CLIENT, attributes=attributes, record_exception=False
+            name, parent, SpanKind.CLIENT, attributes=attributes, record_exception=False
         ) as span:
             propagate.inject(request.headers)
             try:

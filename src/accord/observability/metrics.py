@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from typing import Any
 from wsgiref.simple_server import WSGIServer
 
@@ -16,6 +19,8 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,11 +32,16 @@ from accord.core import Inbound
 from accord.core.outbound import OutboundRequest
 from accord.errors import A2AError, RateLimited
 from accord.observability.refusals import watch_refusals
+from accord.runtime.shared_bus import SharedEventBus
+from accord.runtime.task_runtime import TaskRuntime
+from accord.runtime.watched_calls import CallEnd, WatchedCall
 from accord.server.operation_names import operation_of
 from accord.server.pipeline import Call, Proceed
 from accord.types import Task, TaskState, TaskStatusUpdateEvent
 
 METRICS_PATH = "/metrics"
+
+log = logging.getLogger("accord.metrics")
 
 _OPERATION = ("operation", "version", "binding")
 
@@ -45,6 +55,7 @@ class Metrics:
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
+        self._outbox: OutboxDepth | None = None
         r = self.registry
         self.requests = Counter(
             "a2a_server_requests",
@@ -90,16 +101,47 @@ class Metrics:
         self.push_duration = Histogram(
             "a2a_push_attempt_duration_seconds", "Time of one webhook POST.", registry=r
         )
+        self.push_deliveries = Counter(
+            "a2a_push_deliveries",
+            "Webhook deliveries done with, by outcome: delivered, or parked (given up on).",
+            ["outcome"],
+            registry=r,
+        )
+        self.push_retries = Counter(
+            "a2a_push_retries",
+            "Tries of a webhook delivery that failed and are due again later.",
+            registry=r,
+        )
+        self.store_duration = Histogram(
+            "a2a_store_operation_duration_seconds",
+            "Time of the runtime's calls into its SQL store, by operation: save (a staged batch"
+            " of a task's events, until committed), get_task, read_events, list_tasks.",
+            ["operation"],
+            registry=r,
+        )
+        self.bus_lag = Histogram(
+            "a2a_bus_delivery_lag_seconds",
+            "Time from a record's publishing by another replica to its delivery to a"
+            " subscriber here (shared buses: Redis, the workers' socket bus).",
+            registry=r,
+        )
 
     def install(self, app: Starlette, *, route: bool = False) -> None:
         """Count `app`'s operations, refusals, runs and webhook POSTs from now on."""
         pipeline = app.state.pipeline
         pipeline.hooks.insert(0, self.hook)
         watch_refusals(app, self._refused)
-        runtime = app.state.runtime
+        runtime: TaskRuntime = app.state.runtime
         runtime.wrap_executor(lambda inner: CountedExecutor(inner, self))
+        runtime.watch_calls(self, bus=False)
+        if isinstance(runtime.bus, SharedEventBus):
+            runtime.bus.lag_watchers.append(self.bus_lag.observe)
         if runtime.push is not None:
             runtime.push.watchers.append(self)
+        if runtime.deliveries is not None:
+            runtime.deliveries.outcome_watchers.append(self._delivery_ended)
+            self._outbox = OutboxDepth(runtime, self.registry)
+            app.router.lifespan_context = self._outbox.reading(app.router.lifespan_context)
         if route:
             app.router.routes.insert(0, Route(METRICS_PATH, self.endpoint, methods=["GET"]))
 
@@ -124,6 +166,18 @@ class Metrics:
         if call.target.method.streaming:
             return self._counted_stream(result)
         return result
+
+    def started(self, call: WatchedCall) -> CallEnd:
+        """Times one call into the store (the runtime's seam)."""
+        histogram = self.store_duration.labels(call.operation)
+        started = time.perf_counter()
+        return lambda error: histogram.observe(time.perf_counter() - started)
+
+    def _delivery_ended(self, outcome: str, deliveries: int) -> None:
+        if outcome == "retried":
+            self.push_retries.inc(deliveries)
+        else:
+            self.push_deliveries.labels(outcome).inc(deliveries)
 
     def _refused(self, inbound: Inbound, error: A2AError) -> None:
         self.auth_refusals.labels(inbound.binding).inc()
@@ -155,6 +209,8 @@ class Metrics:
 
     async def endpoint(self, request: Request) -> Response:
         """`GET /metrics`: the registry in Prometheus' text format."""
+        if self._outbox is not None:
+            await self._outbox.read()
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
 
 
@@ -165,6 +221,72 @@ def serve_metrics(metrics: Metrics, port: int, host: str = "127.0.0.1") -> WSGIS
 
     server, _ = start_http_server(port, host, registry=metrics.registry)
     return server
+
+
+Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
+SCRAPE_TIMEOUT = 5.0
+"""How long a scrape on a port of the metrics' own waits for the store to count the outbox."""
+
+
+class OutboxDepth(Collector):
+    """`a2a_push_outbox_deliveries`: the deliveries in the store's outbox, waiting and parked,
+    counted by the store at each scrape (from the app's event loop, where the store lives)."""
+
+    NAME = "a2a_push_outbox_deliveries"
+    HELP = "Webhook deliveries in the outbox now, by state: waiting (to be sent), parked."
+
+    def __init__(self, runtime: TaskRuntime, registry: CollectorRegistry) -> None:
+        self.runtime = runtime
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.counts: Mapping[str, int] = {"waiting": 0, "parked": 0}
+        registry.register(self)
+
+    def reading(self, lifespan: Any) -> Any:
+        """`lifespan` (the app's), noting the event loop the app runs on."""
+
+        @asynccontextmanager
+        async def noting_loop(app: Starlette) -> AsyncIterator[Any]:
+            self.loop = asyncio.get_running_loop()
+            async with lifespan(app) as state:
+                yield state
+
+        return noting_loop
+
+    async def read(self) -> None:
+        """Count the outbox now (a store that cannot leaves the last counts standing: the
+        readiness probe is where its trouble shows)."""
+        self.loop = asyncio.get_running_loop()
+        try:
+            depth = await self.runtime.store.outbox_depth()
+        except Exception:
+            log.warning("could not count the push outbox; its gauge keeps the last counts")
+            return
+        self.counts = {"waiting": depth.waiting, "parked": depth.parked}
+
+    def collect(self) -> Iterable[Metric]:
+        loop = self.loop
+        if loop is not None and loop.is_running() and not _running(loop):
+            # A scrape from another thread (`serve_metrics`): ask the app's loop to count.
+            with contextlib.suppress(TimeoutError):  # the loop is busy: the last counts stand
+                asyncio.run_coroutine_threadsafe(self.read(), loop).result(SCRAPE_TIMEOUT)
+        return self.describe_counts(self.counts)
+
+    def describe(self) -> Iterable[Metric]:
+        return self.describe_counts({})
+
+    def describe_counts(self, counts: Mapping[str, int]) -> list[Metric]:
+        family = GaugeMetricFamily(self.NAME, self.HELP, labels=["state"])
+        for state, count in counts.items():
+            family.add_metric([state], count)
+        return [family]
+
+
+def _running(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether `loop` is the one running in this thread."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 class CountedExecutor(AgentExecutor):

@@ -19,6 +19,7 @@ from accord.errors import A2AError
 from accord.observability.client_tracing import record_error, trace_clients
 from accord.observability.refusals import watch_refusals
 from accord.observability.trace_ids import CURRENT_REQUEST
+from accord.runtime.watched_calls import CallEnd, WatchedCall
 from accord.server.operation_names import operation_of
 from accord.server.pipeline import Call, Proceed
 from accord.types import Message, Task
@@ -39,7 +40,9 @@ class Tracing:
     """Traces an app made by `create_app`: a SERVER span for each operation of every binding
     (continuing the trace its `traceparent` names, HTTP header or gRPC metadata alike), one
     for each request authentication refuses, an INTERNAL span around each agent run (child
-    of the operation that started it), and, for the whole process, a CLIENT span for each
+    of the operation that started it), a span for each call the runtime makes into its SQL
+    store (CLIENT, `db.*`) and its shared bus (PRODUCER, `messaging.*`), child of what was
+    current then (the operation, or the run), and, for the whole process, a CLIENT span for each
     call accord's client makes and each webhook POST, which carry the trace on
     (`trace_clients`). An agent calling another agent with accord's client from its run
     therefore continues the same trace.
@@ -60,6 +63,7 @@ class Tracing:
         pipeline.hooks.insert(0, OperationSpans(self.tracer, agent))  # first: sees refusals
         watch_refusals(app, partial(_refusal_span, self.tracer, agent))
         app.state.runtime.wrap_executor(lambda inner: TracedExecutor(inner, self.tracer, agent))
+        app.state.runtime.watch_calls(CallSpans(self.tracer))
         trace_clients(self.tracer_provider)
 
 
@@ -128,6 +132,44 @@ class TracedExecutor(AgentExecutor):
             "a2a.task_id": context.task_id,
             "a2a.context_id": context.context_id,
         }
+
+
+BUS_DESTINATIONS = {"publish": "task_records", "request_cancel": "task_cancels"}
+"""What each bus operation goes to, as `messaging.destination.name` (a task's own stream is
+`a2a.task_id`)."""
+
+
+class CallSpans:
+    """A span for each call into the store or the bus, after OpenTelemetry's conventions for
+    database clients and messaging producers (a save's span lasts until it is committed)."""
+
+    def __init__(self, tracer: Tracer) -> None:
+        self.tracer = tracer
+
+    def started(self, call: WatchedCall) -> CallEnd:
+        attributes: dict[str, Any]
+        if call.component == "store":
+            name, kind = call.operation, SpanKind.CLIENT
+            attributes = {"db.system": call.system, "db.operation": call.operation}
+        else:
+            destination = BUS_DESTINATIONS.get(call.operation, call.operation)
+            name, kind = f"{call.operation} {destination}", SpanKind.PRODUCER
+            attributes = {
+                "messaging.system": call.system,
+                "messaging.operation": "publish",
+                "messaging.operation.name": call.operation,
+                "messaging.destination.name": destination,
+            }
+        if call.task_id is not None:
+            attributes["a2a.task_id"] = call.task_id
+        span = self.tracer.start_span(name, kind=kind, attributes=attributes)
+        return partial(_end_call, span)
+
+
+def _end_call(span: Span, error: BaseException | None) -> None:
+    if error is not None:
+        record_error(span, error)
+    span.end()
 
 
 def _refusal_span(tracer: Tracer, agent: str, inbound: Inbound, error: A2AError) -> None:

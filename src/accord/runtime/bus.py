@@ -101,6 +101,8 @@ class EventBus(ABC):
     """
 
     distributed: ClassVar[bool] = False
+    system: ClassVar[str] = "in_process"
+    """The transport, as telemetry names it (OpenTelemetry's `messaging.system`)."""
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscription]] = {}

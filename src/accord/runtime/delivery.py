@@ -8,10 +8,11 @@ import hashlib
 import json
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from accord.core import outbound
 from accord.core.deliveries import Delivery
 from accord.core.push import PushTarget
 from accord.core.records import EventRecord
@@ -94,6 +95,10 @@ class DeliveryWorker:
         self._wake = asyncio.Event()
         self._in_flight: set[asyncio.Task[None]] = set()
         self._loop: asyncio.Task[None] | None = None
+        self.outcome_watchers: list[Callable[[str, int], None]] = []
+        """Told how each try of a delivery ended, with how many deliveries it concerns:
+        `delivered` (1), `retried` (1: due again later) or `parked` (it and, for a webhook
+        given up on, the rest of its queue)."""
 
     @property
     def lease(self) -> timedelta:
@@ -111,6 +116,8 @@ class DeliveryWorker:
         """The deliveries of `record` to `targets`, bodies made now, to save with the event."""
         now = datetime.now(UTC)
         deadline = now + timedelta(seconds=self.schedule.deadline)
+        trace: dict[str, str] = {}
+        outbound.inject(trace)  # the trace of the request being served, when traced
         return [
             Delivery(
                 id=new_id(),
@@ -125,6 +132,8 @@ class DeliveryWorker:
                 created_at=now,
                 next_at=now,
                 deadline=deadline,
+                traceparent=trace.get("traceparent"),
+                tracestate=trace.get("tracestate"),
             )
             for target, body, media_type in notification_bodies(task_id, targets, record, task)
         ]
@@ -190,6 +199,7 @@ class DeliveryWorker:
     async def _settle(self, delivery: Delivery, attempt: Attempt) -> None:
         if attempt.delivered:
             await self.store.delivered(delivery.id)
+            self._tell("delivered", 1)
             return
         now = datetime.now(UTC)
         delay = self.schedule.delay(delivery.attempts)
@@ -200,6 +210,7 @@ class DeliveryWorker:
             and (next_at < delivery.deadline)
         ):
             await self.store.retry_delivery(delivery.id, next_at, attempt.problem)
+            self._tell("retried", 1)
             asyncio.get_running_loop().call_later(delay, self._wake.set)
             return
         # A webhook that refused this notification may take the next; one that kept failing
@@ -207,7 +218,12 @@ class DeliveryWorker:
         parked = await self.store.park_delivery(
             delivery.id, now, attempt.problem, with_queue=attempt.retry
         )
+        self._tell("parked", parked)
         log.warning(
             "push to %s for task %s parked after %d tries (%s); %d notification(s) parked",
             delivery.url, delivery.task_id, delivery.attempts, attempt.problem, parked,
         )  # fmt: skip
+
+    def _tell(self, outcome: str, deliveries: int) -> None:
+        for watcher in self.outcome_watchers:
+            watcher(outcome, deliveries)

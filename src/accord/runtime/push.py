@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -41,6 +41,7 @@ class _Post:
     media_type: str
     issuer: str
     delivery_id: str | None = None
+    trace: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,10 @@ class PushSender:
             if not issuer:  # a token naming no issuer would fail every receiver checking it
                 return Attempt(False, retry=True, problem=ISSUER_UNKNOWN)
             config = PushNotificationConfig.model_validate_json(delivery.config)
-            post = _Post(config, delivery.body, delivery.media_type, issuer, delivery.id)
+            post = _Post(
+                config, delivery.body, delivery.media_type, issuer, delivery.id,
+                delivery.trace_context,
+            )  # fmt: skip
             status = await self._post_once(delivery.task_id, post)
         except WebhookRefused as exc:
             return Attempt(False, retry=not exc.lasting, problem=exc.reason)
@@ -149,8 +153,10 @@ class PushSender:
             # connection is not kept for another name on the same address.
             extensions["sni_hostname"] = destination.url.host
             headers["Connection"] = "close"
-        with outbound_request("push", post.config.url, self.watchers) as watched:
-            headers.update(watched.headers)  # the trace context, when traced
+        # The trace of the event's request goes on even where this process traces nothing.
+        headers.update(post.trace)
+        with outbound_request("push", post.config.url, self.watchers, post.trace) as watched:
+            headers.update(watched.headers)  # the POST's own span's context, when traced
             request = self._http.build_request(
                 "POST", destination.request_url(), content=post.body, headers=headers,
                 extensions=extensions,

@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
@@ -40,6 +40,8 @@ class RedisEventBus(SharedEventBus):
     one, so Redis holds about `keep_seconds` of the fleet's traffic. A replica's own stream,
     `{stream}:replica:{id}`, only wakes its reader when what it reads changes.
     """
+
+    system: ClassVar[str] = "redis"
 
     def __init__(
         self,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import time
 from abc import abstractmethod
+from collections.abc import Callable
 from typing import ClassVar
 
 from accord.core.records import EventRecord
@@ -16,7 +18,7 @@ log = logging.getLogger("accord.bus")
 Entry = dict[bytes, bytes]
 """A record or a cancel request as flat fields, the form every transport carries."""
 
-_KIND, _TASK, _ORIGIN = b"k", b"t", b"o"
+_KIND, _TASK, _ORIGIN, _PUBLISHED = b"k", b"t", b"o", b"w"
 _RECORD, _FAILURE, _CANCEL = b"r", b"e", b"c"
 
 
@@ -32,6 +34,11 @@ class SharedEventBus(EventBus):
     the other replicas, which hand it to their own subscribers. Each entry names the replica
     it came from, so one that the transport echoes back is skipped. Subclasses send entries
     (`_send`) and pass what they read to `_receive`.
+
+    With `lag_watchers` (metrics), a record's entry also carries the wall-clock time it was
+    published, and each watcher is told, for each record another replica published that is
+    handed to a subscriber here, the seconds since (between machines, their clocks' drift
+    included).
     """
 
     distributed: ClassVar[bool] = True
@@ -40,6 +47,7 @@ class SharedEventBus(EventBus):
         super().__init__()
         self.replica_id = new_id()
         self._origin = self.replica_id.encode()
+        self.lag_watchers: list[Callable[[float], None]] = []
 
     @abstractmethod
     async def _send(self, entry: Entry) -> None:
@@ -60,6 +68,8 @@ class SharedEventBus(EventBus):
                 b"f": b"1" if record.final else b"0",
                 b"p": record.payload,
             }
+            if self.lag_watchers:
+                entry[_PUBLISHED] = repr(time.time()).encode()
         await self._send({**entry, _TASK: record.task_id.encode(), _ORIGIN: self._origin})
 
     async def request_cancel(self, task_id: str) -> None:
@@ -84,5 +94,10 @@ class SharedEventBus(EventBus):
                 event = adapters.STREAM_EVENT.validate_json(payload)
                 final = entry[b"f"] == b"1"
                 self._deliver_locally(EventRecord(task_id, int(entry[b"s"]), event, final, payload))
+                published = entry.get(_PUBLISHED)
+                if published is not None and self.lag_watchers:
+                    lag = max(0.0, time.time() - float(published))
+                    for watcher in self.lag_watchers:
+                        watcher(lag)
         except Exception:
             log.exception("dropping a malformed bus entry for task %s", task_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
+from typing import ClassVar
 
 from accord.runtime.shared_bus import Entry, SharedEventBus
 
@@ -68,6 +69,8 @@ class SocketEventBus(SharedEventBus):
     so its subscribers' streams end as if they had fallen behind, to resume from the task's
     log with the last event they read, and it connects again.
     """
+
+    system: ClassVar[str] = "socket"
 
     def __init__(self, path: str, *, connect_timeout: float = 10.0) -> None:
         super().__init__()

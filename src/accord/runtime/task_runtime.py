@@ -23,6 +23,13 @@ from accord.runtime.replicas import HANDOVER_TIMEOUT, Replicas
 from accord.runtime.runs import Run, Runs
 from accord.runtime.staging import Staging
 from accord.runtime.state_machine import apply_event
+from accord.runtime.watched_calls import (
+    BUS_CALLS,
+    IN_PROCESS,
+    STORE_CALLS,
+    CallWatcher,
+    watch_methods,
+)
 from accord.store import InMemoryTaskStore, StoredTask, TaskStore
 from accord.types import Message, MessageSendParams, Task, new_id
 
@@ -66,6 +73,8 @@ class TaskRuntime:
         self.deliveries = deliveries
         if deliveries is None and push is not None:
             self.deliveries = DeliveryWorker(self.store, push)
+        self._store_watchers: list[CallWatcher] = []
+        self._bus_watchers: list[CallWatcher] = []
         self._runs = Runs(self.bus)
         self._staging = Staging(
             self.store, self.bus, self.replica_id, self.deliveries, on_lost=self._lost
@@ -90,6 +99,22 @@ class TaskRuntime:
             self._follower,
             self.replicas,
         )
+
+    def watch_calls(self, watcher: CallWatcher, *, store: bool = True, bus: bool = True) -> None:
+        """Have `watcher` see each call the runtime makes into its store (saves, task and log
+        reads, listings) and its bus (publishing, cancel requests) from now on: observability's
+        seam for spans and latencies. Until a first watcher comes, nothing is wrapped; a
+        memory store's or the in-process bus's calls, plain function calls not worth a span's
+        or a timer's cost, never are."""
+        for wanted, watchers, target, calls, component in (
+            (store, self._store_watchers, self.store, STORE_CALLS, "store"),
+            (bus, self._bus_watchers, self.bus, BUS_CALLS, "bus"),
+        ):
+            if not wanted or target.system in IN_PROCESS:
+                continue
+            if not watchers:
+                watch_methods(target, component, calls, watchers)
+            watchers.append(watcher)
 
     def wrap_executor(self, wrap: Callable[[AgentExecutor], AgentExecutor]) -> None:
         """Run the executor as `wrap(executor)` from now on (observability's seam: a span or

@@ -43,6 +43,9 @@ class TaskStore(TaskLog, PushConfigStore, DeliveryOutbox, RunnerRegistry, AgentB
     at the epoch its first save names (0 unless claimed).
     """
 
+    system: str = "other"
+    """The backend, as telemetry names it (OpenTelemetry's `db.system`)."""
+
     def stage_claim(self, task_id: str, replica_id: str) -> Future[None]:
         """As `RunnerRegistry.stage_claim`; the default records the runner once every save
         staged before it is done."""

@@ -58,6 +58,7 @@ class InMemoryTaskStore(InMemoryOutbox, TaskStore):
     logged events as their JSON), and the outbox as `InMemoryOutbox` does."""
 
     tracks_runners = True
+    system = "memory"
 
     def __init__(self, retention: Retention | None = None) -> None:
         super().__init__()

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from accord.core.deliveries import Delivery
-from accord.store.outbox import DeliveryOutbox
+from accord.store.outbox import DeliveryOutbox, OutboxDepth
 
 
 class InMemoryOutbox(DeliveryOutbox):
@@ -65,6 +65,10 @@ class InMemoryOutbox(DeliveryOutbox):
             reason = error if delivery is parked else delivery.last_error or error
             self._replace(replace(delivery, parked_at=now, last_error=reason))
         return len(queue)
+
+    async def outbox_depth(self) -> OutboxDepth:
+        parked = sum(delivery.parked_at is not None for delivery in self._outbox.values())
+        return OutboxDepth(len(self._outbox) - parked, parked)
 
     async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
         parked = [delivery for delivery in self._outbox.values() if delivery.parked_at]

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from accord.core.deliveries import Delivery
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxDepth:
+    """How many deliveries the outbox holds: `waiting` to be sent (due, retrying or under a
+    lease) and `parked` (given up on)."""
+
+    waiting: int
+    parked: int
 
 
 class DeliveryOutbox(ABC):
@@ -39,6 +49,10 @@ class DeliveryOutbox(ABC):
         """Give up on a delivery (parked: never tried again, kept to be seen) and, with
         `with_queue`, on the rest of its queue too (a webhook that is gone). How many were
         parked."""
+
+    @abstractmethod
+    async def outbox_depth(self) -> OutboxDepth:
+        """How many deliveries wait and how many are parked, now."""
 
     @abstractmethod
     async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:

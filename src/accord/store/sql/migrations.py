@@ -107,6 +107,15 @@ def _task_epochs(connection: Connection) -> None:
     connection.execute(text("ALTER TABLE accord_tasks ADD COLUMN epoch BIGINT NOT NULL DEFAULT 0"))
 
 
+def _delivery_traces(connection: Connection) -> None:
+    # NULL: the deliveries waiting already were saved untraced. A table step 5 made in the
+    # same upgrade, as schema.py has it, has the columns already.
+    present = {column["name"] for column in inspect(connection).get_columns(push_deliveries.name)}
+    for column in ("traceparent", "tracestate"):
+        if column not in present:
+            connection.execute(text(f"ALTER TABLE {push_deliveries.name} ADD COLUMN {column} TEXT"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "push configs remember their payload format", _push_payload_formats),
     Migration(
@@ -118,6 +127,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "the store records which agent's tasks it keeps", _store_agent),
     Migration(8, "owners name the scheme that authenticated them", _unqualified_owners),
     Migration(9, "each claim of a task has an epoch that its writes are fenced by", _task_epochs),
+    Migration(10, "webhook deliveries keep the trace context of their event", _delivery_traces),
 )
 """The steps after the baseline, oldest first."""
 

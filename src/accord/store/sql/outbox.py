@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
 from accord.core.deliveries import Delivery
-from accord.store.outbox import DeliveryOutbox
+from accord.store.outbox import DeliveryOutbox, OutboxDepth
 from accord.store.sql.database import SqlDatabase
 from accord.store.sql.rows import delivery
 from accord.store.sql.schema import (
@@ -123,6 +123,15 @@ class SqlOutbox(DeliveryOutbox):
                 )
             )
         return 1 + rest.rowcount
+
+    async def outbox_depth(self) -> OutboxDepth:
+        parked = push_deliveries.c.parked_at.is_not(None)
+        async with self.db.reading() as connection:
+            result = await connection.execute(
+                select(parked, func.count()).select_from(push_deliveries).group_by(parked)
+            )
+            counts = {bool(is_parked): count for is_parked, count in result}
+        return OutboxDepth(counts.get(False, 0), counts.get(True, 0))
 
     async def parked_deliveries(self, limit: int = 100) -> list[Delivery]:
         async with self.db.reading() as connection:

@@ -154,6 +154,10 @@ push_deliveries = Table(
     Column("attempts", Integer, nullable=False),
     Column("last_error", Text, nullable=True),
     Column("parked_at", UtcDateTime(), nullable=True),
+    # The W3C trace context of the request whose event caused the delivery (NULL: untraced,
+    # and every row from before schema version 10).
+    Column("traceparent", Text, nullable=True),
+    Column("tracestate", Text, nullable=True),
 )
 # A queue's head: its unparked deliveries by seq; and the due ones across queues.
 Index("ix_accord_push_deliveries_queue", push_deliveries.c.task_id, push_deliveries.c.queue,

@@ -47,6 +47,11 @@ class SqlTaskStore(SqlTaskLog, SqlPushConfigs, SqlOutbox, SqlRunners, TaskStore)
         self.retention = retention if retention is not None else Retention()
         self.saves = SqlSaves(self.db, self.retention.max_events_per_task)
 
+    @property
+    def system(self) -> str:  # type: ignore[override]
+        """The database: `sqlite` or `postgresql`."""
+        return self.db.dialect
+
     def __repr__(self) -> str:
         return f"SqlTaskStore({self.engine.url.render_as_string()!r})"
 
