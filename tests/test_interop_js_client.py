@@ -3,8 +3,9 @@ over every interface accord serves: JSON-RPC, HTTP+JSON and gRPC, each in 1.0 an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -12,11 +13,11 @@ from accord import Agent
 from accord.samples import echo
 from accord.types import TaskState
 from agents_for_tests import AsksThenCompletes, GatedStreamer, NeverFinishes, Switchboard
-from js_peer import drive
+from js_peer import JsClient, js_client
 from live_server import serve_app
 from webhooks import LOOPBACK, NotificationHook, receiving
 
-pytestmark = pytest.mark.processes  # each test talks to a node process
+pytestmark = pytest.mark.processes  # the tests talk to a node process
 
 EVERY_INTERFACE = [
     ("JSONRPC", "1.0"),
@@ -38,15 +39,33 @@ def interface_id(interface: tuple[str, str]) -> str:
 
 @dataclass
 class Served:
-    """A live accord server and the executors the tests drive through it."""
+    """A live accord server, the executors the tests drive through it, and the JS client."""
 
     url: str
     never_finishes: NeverFinishes
     streamer: GatedStreamer
+    js: JsClient
+
+    async def drive(
+        self,
+        interface: tuple[str, str],
+        scenario: str,
+        *arguments: str,
+        on_step: Callable[[str], None] = lambda step: None,
+    ) -> Any:
+        """The result of the JS client's `scenario` against this server (see JsClient.drive)."""
+        return await self.js.drive(self.url, interface, scenario, *arguments, on_step=on_step)
+
+
+@pytest.fixture(scope="module")
+def js() -> Iterator[JsClient]:
+    """One node process driving every test's scenario: starting one costs more than most take."""
+    with js_client() as client:
+        yield client
 
 
 @pytest.fixture
-def served() -> Iterator[Served]:
+def served(js: JsClient) -> Iterator[Served]:
     """One accord agent: `never ...` never finishes, `gated ...` streams on demand, `reply ...`
     answers with a message, `ask ...` asks for a name first, anything else is echoed in a task."""
     never_finishes, streamer = NeverFinishes(), GatedStreamer()
@@ -64,7 +83,7 @@ def served() -> Iterator[Served]:
         executor, name="Interop", push_notifications=True, extended_card=extended.card("")
     )
     with serve_app(agent.app(grpc_port=0, push_allow=LOOPBACK)) as url:
-        yield Served(url, never_finishes, streamer)
+        yield Served(url, never_finishes, streamer, js)
 
 
 @pytest.fixture(params=EVERY_INTERFACE, ids=interface_id)
@@ -74,35 +93,35 @@ def interface(request: pytest.FixtureRequest) -> tuple[str, str]:
 
 
 async def test_the_default_client_factory_picks_json_rpc_1_0(served: Served) -> None:
-    chosen = await drive(served.url, ("", ""), "defaults")
+    chosen = await served.drive(("", ""), "defaults")
     assert chosen["interface"] == ["JSONRPC", "1.0"]
     assert chosen["task"]["state"] == "TASK_STATE_COMPLETED"
     assert chosen["task"]["artifacts"] == ["hello"]
 
 
 async def test_card_resolution_lists_every_interface(served: Served) -> None:
-    card = await drive(served.url, EVERY_INTERFACE[0], "card")
+    card = await served.drive(EVERY_INTERFACE[0], "card")
     assert card["name"] == "Interop"
     assert card["streaming"] and card["pushNotifications"]
     assert sorted(map(tuple, card["interfaces"])) == sorted(EVERY_INTERFACE)
 
 
 async def test_send_returns_the_completed_task(served: Served, interface: tuple[str, str]) -> None:
-    task = await drive(served.url, interface, "send")
+    task = await served.drive(interface, "send")
     assert task["kind"] == "task"
     assert task["state"] == "TASK_STATE_COMPLETED"
     assert task["artifacts"] == ["hello"]
 
 
 async def test_send_returns_a_message(served: Served, interface: tuple[str, str]) -> None:
-    reply = await drive(served.url, interface, "sendReply")
+    reply = await served.drive(interface, "sendReply")
     assert reply == {"kind": "message", "role": "ROLE_AGENT", "text": "reply hi"}
 
 
 async def test_stream_sends_every_event_in_order(
     served: Served, interface: tuple[str, str]
 ) -> None:
-    events = await drive(served.url, interface, "stream")
+    events = await served.drive(interface, "stream")
     assert [(e["kind"], e.get("state")) for e in events] == [
         ("task", "TASK_STATE_SUBMITTED"),
         ("status-update", "TASK_STATE_WORKING"),
@@ -116,7 +135,7 @@ async def test_stream_sends_every_event_in_order(
 async def test_a_stream_ends_with_a_message_or_where_the_task_asks_for_input(
     served: Served, interface: tuple[str, str]
 ) -> None:
-    ends = await drive(served.url, interface, "streamEnds")
+    ends = await served.drive(interface, "streamEnds")
     assert ends["reply"] == [{"kind": "message", "role": "ROLE_AGENT", "text": "reply hi"}]
     asked = ends["ask"]
     assert [(e["kind"], e.get("state")) for e in asked] == [
@@ -127,7 +146,7 @@ async def test_a_stream_ends_with_a_message_or_where_the_task_asks_for_input(
 
 
 async def test_get_task_with_history_length(served: Served, interface: tuple[str, str]) -> None:
-    task = await drive(served.url, interface, "getTask")
+    task = await served.drive(interface, "getTask")
     assert task["state"] == "TASK_STATE_COMPLETED"
     assert task["history"] == ["hello"]
     assert task["artifacts"] == ["hello"]
@@ -154,7 +173,7 @@ ZERO_IS_UNLIMITED_IN_0_3 = pytest.mark.xfail(
 async def test_get_task_honours_every_history_length(
     served: Served, interface: tuple[str, str]
 ) -> None:
-    history = await drive(served.url, interface, "historyLengths")
+    history = await served.drive(interface, "historyLengths")
     assert history["unset"] == ["ask me", "What is your name?", "Ada"]
     assert history["2"] == ["What is your name?", "Ada"]
     assert history["0"] == []
@@ -163,7 +182,7 @@ async def test_get_task_honours_every_history_length(
 async def test_every_kind_of_part_survives_the_trip(
     served: Served, interface: tuple[str, str]
 ) -> None:
-    parts = await drive(served.url, interface, "parts")
+    parts = await served.drive(interface, "parts")
     # The 0.3 proto's FilePart has no name; a data part's media type has no place in 0.3's
     # model (docs/versions.md), so accord keeps neither.
     names = ["", ""] if interface in PROTO_0_3 else ["a.txt", "b.bin"]
@@ -187,12 +206,12 @@ async def test_every_kind_of_part_survives_the_trip(
 
 @pytest.mark.parametrize("interface", EVERY_INTERFACE[:3], ids=interface_id)
 async def test_list_tasks(served: Served, interface: tuple[str, str]) -> None:
-    listed = await drive(served.url, interface, "listTasks")
+    listed = await served.drive(interface, "listTasks")
     assert listed["listed"] == [listed["sent"]]
 
 
 async def test_cancel_a_running_task(served: Served, interface: tuple[str, str]) -> None:
-    canceled = await drive(served.url, interface, "cancel")
+    canceled = await served.drive(interface, "cancel")
     assert canceled["state"] == "TASK_STATE_CANCELED"
     assert served.never_finishes.cancel_called.is_open
 
@@ -202,7 +221,7 @@ async def test_resubscribe_to_a_running_task(served: Served, interface: tuple[st
         if step == "subscribed":
             served.streamer.release_all()
 
-    followed = await drive(served.url, interface, "resubscribe", on_step=on_step)
+    followed = await served.drive(interface, "resubscribe", on_step=on_step)
     events = followed["events"]
     assert (events[0]["kind"], events[0]["id"]) == ("task", followed["taskId"])
     assert [e["kind"] for e in events[1:]] == ["artifact-update", "status-update"]
@@ -213,7 +232,7 @@ async def test_resubscribe_to_a_running_task(served: Served, interface: tuple[st
 async def test_a_subscriber_follows_an_input_required_task_to_the_end(
     served: Served, interface: tuple[str, str]
 ) -> None:
-    turns = await drive(served.url, interface, "inputRequired")
+    turns = await served.drive(interface, "inputRequired")
     asked, done, events = turns["asked"], turns["done"], turns["events"]
     assert asked["state"] == "TASK_STATE_INPUT_REQUIRED"
     assert (done["id"], done["state"]) == (asked["id"], "TASK_STATE_COMPLETED")
@@ -230,7 +249,7 @@ async def test_a_subscriber_follows_an_input_required_task_to_the_end(
 async def test_push_configs_are_set_read_listed_and_deleted(
     served: Served, interface: tuple[str, str]
 ) -> None:
-    configs = await drive(served.url, interface, "pushConfigs")
+    configs = await served.drive(interface, "pushConfigs")
     created = configs["created"]
     assert (created["id"], created["url"], created["token"]) == (
         "hook-1",
@@ -246,7 +265,7 @@ async def test_push_configs_are_set_read_listed_and_deleted(
 async def test_a_push_config_without_an_id_gets_one(
     served: Served, interface: tuple[str, str]
 ) -> None:
-    configs = await drive(served.url, interface, "pushConfigWithoutId")
+    configs = await served.drive(interface, "pushConfigWithoutId")
     assert configs["created"]["id"]
     assert configs["fetched"] == configs["created"]
 
@@ -256,7 +275,7 @@ async def test_a_push_config_sent_with_the_message_is_used(
 ) -> None:
     hook = NotificationHook()
     with receiving(hook) as hook_url:
-        task = await drive(served.url, interface, "sendWithWebhook", hook_url)
+        task = await served.drive(interface, "sendWithWebhook", hook_url)
         await hook.reached(TaskState.COMPLETED).wait()
     assert task["state"] == "TASK_STATE_COMPLETED"
     assert all(headers["x-a2a-notification-token"] == "secret" for headers, _ in hook.calls)
@@ -264,7 +283,7 @@ async def test_a_push_config_sent_with_the_message_is_used(
 
 
 async def test_extended_agent_card(served: Served, interface: tuple[str, str]) -> None:
-    card = await drive(served.url, interface, "extendedCard")
+    card = await served.drive(interface, "extendedCard")
     assert card == {"name": "Interop", "description": "The extended card."}
 
 
@@ -276,7 +295,7 @@ def _stream_refusal(interface: tuple[str, str], error: str) -> str:
 
 
 async def test_unknown_task_is_task_not_found(served: Served, interface: tuple[str, str]) -> None:
-    errors = await drive(served.url, interface, "unknownTask")
+    errors = await served.drive(interface, "unknownTask")
     stream_error = _stream_refusal(interface, "TaskNotFoundError")
     assert errors == {
         "get": "TaskNotFoundError",
@@ -289,7 +308,7 @@ async def test_unknown_task_is_task_not_found(served: Served, interface: tuple[s
 async def test_errors_of_a_finished_task_reach_the_client_by_type(
     served: Served, interface: tuple[str, str]
 ) -> None:
-    errors = await drive(served.url, interface, "finishedTask")
+    errors = await served.drive(interface, "finishedTask")
     assert errors == {
         "cancel": "TaskNotCancelableError",
         "more": "UnsupportedOperationError",

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+import pytest_asyncio
 
 from accord import A2AClientError, Client
 from accord.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
@@ -29,7 +30,7 @@ from agents_for_tests import SAFETY_TIMEOUT
 from js_peer import js_server
 from webhooks import NotificationHook, receiving
 
-pytestmark = pytest.mark.processes  # each test talks to a node process
+pytestmark = pytest.mark.processes  # the tests talk to a node process
 
 INTERFACES = [
     ("JSONRPC", "1.0"),
@@ -45,10 +46,19 @@ def interface_id(interface: tuple[str, str]) -> str:
     return "-".join(interface).lower()
 
 
-@pytest.fixture
-async def js_url() -> AsyncIterator[str]:
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_js_url() -> AsyncIterator[str]:
+    """One JS server for the module: a node process costs as much CPU as a test to start."""
     async with js_server() as url:
         yield url
+
+
+@pytest.fixture
+async def js_url(shared_js_url: str) -> AsyncIterator[str]:
+    """The module's JS server, its `hold` gates reset after each test (a canceled `hold` task
+    leaves `holding` open for the next test otherwise)."""
+    yield shared_js_url
+    await release(shared_js_url)
 
 
 @pytest.fixture(params=INTERFACES, ids=interface_id)

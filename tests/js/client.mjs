@@ -1,10 +1,13 @@
-// The official JS SDK's client driving one scenario against an A2A server.
+// The official JS SDK's client driving scenarios against A2A servers.
 //
-// Usage: node client.mjs BASE_URL BINDING VERSION SCENARIO [WEBHOOK_URL]
+// Usage: node client.mjs BASE_URL BINDING VERSION SCENARIO [WEBHOOK_URL] runs one scenario;
+// without arguments, each line of stdin names one to run after the other, as the JSON array
+// [BASE_URL, BINDING, VERSION, SCENARIO, WEBHOOK_URL?] (one node process for many scenarios).
 // The card is resolved from BASE_URL and narrowed to its one interface of BINDING and VERSION,
 // so the SDK's client speaks exactly that. Progress lines `{"step": NAME}` tell the caller when
-// to act on the server; the last line is `{"result": ...}` or `{"error": {...}}`.
+// to act on the server; a scenario's last line is `{"result": ...}` or `{"error": {...}}`.
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 
 import { Role, TaskState } from '@a2a-js/sdk';
 import {
@@ -16,7 +19,8 @@ import {
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import * as errors from '@a2a-js/sdk/errors';
 
-const [baseUrl, binding, version, scenario, webhook] = process.argv.slice(2);
+// The scenario running now (set by `runScenario`).
+let baseUrl, binding, version, webhook;
 const compat = { legacyCompat: { enabled: true } };
 
 const emit = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -330,14 +334,25 @@ const SCENARIOS = {
   },
 };
 
-try {
-  const run = SCENARIOS[scenario];
-  if (!run) throw new Error(`no scenario ${scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
-  const standalone = scenario === 'card' || scenario === 'defaults';
-  emit({ result: await run(standalone ? null : await connect()) });
-} catch (err) {
-  emit({ error: { name: err?.constructor?.name, message: String(err?.message ?? err), stack: err?.stack } });
-  process.exitCode = 1;
+async function runScenario([url, bindingName, versionName, scenario, webhookUrl]) {
+  [baseUrl, binding, version, webhook] = [url, bindingName, versionName, webhookUrl];
+  try {
+    const run = SCENARIOS[scenario];
+    if (!run) throw new Error(`no scenario ${scenario}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    const standalone = scenario === 'card' || scenario === 'defaults';
+    emit({ result: await run(standalone ? null : await connect()) });
+  } catch (err) {
+    emit({ error: { name: err?.constructor?.name, message: String(err?.message ?? err), stack: err?.stack } });
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv.length > 2) {
+  await runScenario(process.argv.slice(2));
+} else {
+  for await (const line of createInterface({ input: process.stdin })) {
+    await runScenario(JSON.parse(line));
+  }
 }
 // gRPC channels keep the event loop alive.
 process.exit();
