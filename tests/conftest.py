@@ -9,11 +9,16 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 from jsonschema import Draft7Validator
 
 from spec_files import load_schema
 
 SchemaErrors = Callable[[str, Any], list[str]]
+
+# How long an example takes is the machine's load, not a property: speed belongs in bench/.
+settings.register_profile("accord", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("accord")
 
 SAMPLE_SERVICE_VARIABLES = [
     "ACCORD_LLM_BASE_URL",
