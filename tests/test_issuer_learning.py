@@ -25,10 +25,10 @@ from accord.server.extended_card import TARGET
 from accord.server.grpc_binding import http_base_url
 from accord.store import open_store
 from accord.types import TransportProtocol
-from agents_for_tests import SAFETY_TIMEOUT
 from live_server import serve_app
 from push_agents import reporter
 from rpc import connect, send_params
+from served_process import STARTUP_TIMEOUT
 from test_pipeline import INTERFACES  # every binding in both versions
 from test_public_url import issuers, serve_stuck, task_left_working, until_failed, workdir
 from test_push_outbox_delivery import accord as accord_cli
@@ -219,7 +219,7 @@ def test_agent_serve_refuses_a_bad_public_url(url: str, problem: str, tmp_path: 
     )
     result = subprocess.run(
         [sys.executable, "-c", script],
-        capture_output=True, text=True, timeout=SAFETY_TIMEOUT, cwd=tmp_path,
+        capture_output=True, text=True, timeout=STARTUP_TIMEOUT, cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 2  # one line, as `accord serve` says it
     assert result.stderr.startswith("error: public_url") and problem in result.stderr

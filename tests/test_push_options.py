@@ -30,7 +30,7 @@ from accord.runtime.delivery import RetrySchedule
 from agents_for_tests import SAFETY_TIMEOUT
 from push_agents import reporter
 from rpc import connect, send_params, served
-from served_process import accord_command, accord_serve
+from served_process import STARTUP_TIMEOUT, accord_command, accord_serve
 from webhooks import LOOPBACK, Webhook, receiving
 
 REPORTER = "push_agents:reporter"
@@ -57,7 +57,7 @@ def gaps(arrivals: list[float]) -> list[float]:
 
 def run_accord(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        accord_command(*args), capture_output=True, text=True, timeout=SAFETY_TIMEOUT, cwd=cwd
+        accord_command(*args), capture_output=True, text=True, timeout=STARTUP_TIMEOUT, cwd=cwd
     )
 
 

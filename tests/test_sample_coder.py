@@ -13,7 +13,6 @@ import accord
 from accord.samples import coder
 from accord.samples.coder import TEMPLATES, CoderAgent, Template
 from accord.types import TaskArtifactUpdateEvent, TaskState
-from agents_for_tests import SAFETY_TIMEOUT
 from conftest import SchemaErrors
 from sample_servers import (
     artifact_updates,
@@ -24,6 +23,7 @@ from sample_servers import (
     talk_to,
     task_id_of,
 )
+from served_process import STARTUP_TIMEOUT
 
 PYTHON_TODO = next(t for t in TEMPLATES if t.id == "python-todo")
 
@@ -107,7 +107,7 @@ async def test_the_python_todo_app_it_writes_runs_and_passes_its_tests(tmp_path:
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            timeout=SAFETY_TIMEOUT,
+            timeout=STARTUP_TIMEOUT,
             check=True,
         )
         return done.stdout + done.stderr

@@ -20,7 +20,7 @@ from accord import Client, SyncClient
 from accord.types import Message, Task, TaskState
 from agents_for_tests import SAFETY_TIMEOUT, until
 from rpc import RpcClient, SseStream, connect, send_params
-from served_process import ServedProcess, accord_command, accord_serve, free_port
+from served_process import STARTUP_TIMEOUT, ServedProcess, accord_command, accord_serve, free_port
 from ticker_streams import (
     FAST,
     RESTARTABLE_TICKER,
@@ -234,7 +234,7 @@ def test_workers_need_a_store_they_share(tmp_path: Path) -> None:
         accord_command("serve", TICKER, "--workers", "2", "--store", "memory"),
         capture_output=True,
         text=True,
-        timeout=SAFETY_TIMEOUT,
+        timeout=STARTUP_TIMEOUT,
         cwd=tmp_path,
     )
     assert finished.returncode == 2
