@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from accord.agents.context import RequestContext
 from accord.agents.executor import EventSink
 from accord.types import (
-    Artifact,
     DataPart,
     FilePart,
     Message,
@@ -16,7 +15,6 @@ from accord.types import (
     Role,
     TaskArtifactUpdateEvent,
     TaskState,
-    TaskStatus,
     TaskStatusUpdateEvent,
     TextPart,
     new_id,
@@ -67,16 +65,15 @@ class TaskUpdater:
         if message is not None and not isinstance(message, Message):
             message = self.agent_message(message)
         final = state.is_terminal or state.is_interrupted
-        status = TaskStatus(state=state, message=message, timestamp=utc_now())
-        await self.events.send(
-            TaskStatusUpdateEvent(
-                task_id=self.task_id,
-                context_id=self.context_id,
-                status=status,
-                final=final,
-                metadata=metadata,
-            )
-        )
+        # One validation of the event with its status, not one for each model.
+        event = {
+            "task_id": self.task_id,
+            "context_id": self.context_id,
+            "status": {"state": state, "message": message, "timestamp": utc_now()},
+            "final": final,
+            "metadata": metadata,
+        }
+        await self.events.send(TaskStatusUpdateEvent.model_validate(event))
 
     async def submit(self, message: Content | Message | None = None) -> None:
         """Acknowledge the task without starting work yet."""
@@ -99,22 +96,23 @@ class TaskUpdater:
     ) -> str:
         """Send an artifact, or with `append=True` a further chunk of one; returns its id."""
         artifact_id = artifact_id or new_id()
-        artifact = Artifact(
-            artifact_id=artifact_id,
-            parts=to_parts(content),
-            name=name,
-            description=description,
-            metadata=metadata,
-        )
-        await self.events.send(
-            TaskArtifactUpdateEvent(
-                task_id=self.task_id,
-                context_id=self.context_id,
-                artifact=artifact,
-                append=append or None,
-                last_chunk=last_chunk,
-            )
-        )
+        # One validation of the event with its artifact and text, as in update_status.
+        text = isinstance(content, str)
+        artifact = {
+            "artifact_id": artifact_id,
+            "parts": [{"kind": "text", "text": content}] if text else to_parts(content),
+            "name": name,
+            "description": description,
+            "metadata": metadata,
+        }
+        event = {
+            "task_id": self.task_id,
+            "context_id": self.context_id,
+            "artifact": artifact,
+            "append": append or None,
+            "last_chunk": last_chunk,
+        }
+        await self.events.send(TaskArtifactUpdateEvent.model_validate(event))
         return artifact_id
 
     async def append_artifact(

@@ -12,7 +12,6 @@ from accord.types import (
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
-    TaskStatus,
     TaskStatusUpdateEvent,
     utc_now,
 )
@@ -26,11 +25,9 @@ class IllegalTaskEvent(InvalidAgentResponse):
 
 def new_task(task_id: str, context_id: str, message: Message) -> Task:
     """A freshly submitted task whose history starts with the client's message."""
-    return Task(
-        id=task_id,
-        context_id=context_id,
-        status=TaskStatus(state=TaskState.SUBMITTED, timestamp=utc_now()),
-        history=[message],
+    status = {"state": TaskState.SUBMITTED, "timestamp": utc_now()}  # validated with the task
+    return Task.model_validate(
+        {"id": task_id, "context_id": context_id, "status": status, "history": [message]}
     )
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Collection, Mapping
 
 from starlette.datastructures import Headers
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -43,7 +43,13 @@ async def read_body(request: Request, limit: int, budget: BodyBudget | None = No
     if budget is not None and expected is not None:
         await budget.reserve(request.scope, expected)
     body = bytearray()
-    async for chunk in request.stream():
+    more = True
+    while more:  # `request.stream()` would be an async generator per request: dearer
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk = message.get("body", b"")
+        more = message.get("more_body", False)
         if len(body) + len(chunk) > limit:
             raise BodyTooLarge(_too_large(limit))
         if budget is not None and expected is None:
