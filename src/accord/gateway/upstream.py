@@ -65,15 +65,17 @@ class Upstream:
         return client
 
     async def open(self, params: MessageSendParams, call: CallContext | None) -> UpstreamCall:
-        """Send the caller's message on (streamed when the upstream streams): the call, its
-        first event read (so the task's ids are known)."""
+        """Send the caller's message on: the call, its first event read (so the task's ids
+        are known). Streamed when the upstream streams, unless the caller only waits for the
+        outcome: then one blocking send costs the upstream and the gateway less, and answers
+        sooner."""
         client = self.client(call)
         configuration = params.configuration
         modes = configuration.accepted_output_modes if configuration else None
         stack = AsyncExitStack()
         try:
             with upstream_errors(self.url):
-                if not self.streams:
+                if not self.streams or waits_for_outcome(params, call):
                     reply = await client.send(
                         params.message, accepted_output_modes=modes, metadata=params.metadata
                     )
@@ -160,6 +162,18 @@ class UpstreamCall:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def waits_for_outcome(params: MessageSendParams, call: CallContext | None) -> bool:
+    """Whether the caller of a send only waits for its outcome: a blocking send, not a
+    stream, with no webhook to tell of each state on the way."""
+    configuration = params.configuration
+    return (
+        call is not None
+        and not call.streaming
+        and (configuration is None or configuration.blocking is not False)
+        and (configuration is None or configuration.push_notification_config is None)
+    )
 
 
 @contextmanager

@@ -168,6 +168,7 @@ class RequestPipeline:
                 tenant=inbound.tenant,
                 extensions=activation.active,
                 principal=principal,
+                streaming=target.method.streaming,
             )
             if self.push is not None and self.push.issuer is None:
                 # Only then: working out a binding's base URL costs something.
