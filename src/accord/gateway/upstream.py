@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 
-from accord.client import Client
+from accord.client import Client, activated_extensions
 from accord.client.credentials import Credential, Credentials
 from accord.core.call_context import CallContext
+from accord.core.extension_headers import extension_headers
 from accord.errors import A2AClientError, A2AError, InternalError, PermissionDenied, Unauthenticated
-from accord.extensions.negotiation import REQUEST_HEADERS, requested_extensions
+from accord.extensions.negotiation import requested_extensions
 from accord.types import AgentCard, Message, MessageSendParams, StreamEvent, Task
 
 CLIENTS_KEPT = 16
@@ -74,12 +75,12 @@ class Upstream:
         modes = configuration.accepted_output_modes if configuration else None
         stack = AsyncExitStack()
         try:
-            with upstream_errors(self.url):
+            with upstream_errors(self.url), activated_extensions() as activated:
                 if not self.streams or waits_for_outcome(params, call):
                     reply = await client.send(
                         params.message, accepted_output_modes=modes, metadata=params.metadata
                     )
-                    return UpstreamCall(reply, None, stack)
+                    return UpstreamCall(reply, None, stack, activated)
                 events = await stack.enter_async_context(
                     client.stream(
                         params.message, accepted_output_modes=modes, metadata=params.metadata
@@ -88,7 +89,7 @@ class Upstream:
                 first = await anext(events, None)
             if first is None:
                 raise InternalError(f"the agent at {self.url} ended its stream without answering")
-            return UpstreamCall(first, events, stack)
+            return UpstreamCall(first, events, stack, activated)
         except BaseException:
             await stack.aclose()
             raise
@@ -126,13 +127,20 @@ class Upstream:
 
 class UpstreamCall:
     """One call to the upstream: its first event, already read, then the rest of its stream
-    (none for a plain send). Close it (`async with`) to release the connection."""
+    (none for a plain send), and the extensions the upstream says it activated. Close it
+    (`async with`) to release the connection."""
 
     def __init__(
-        self, first: StreamEvent, rest: AsyncIterator[StreamEvent] | None, stack: AsyncExitStack
+        self,
+        first: StreamEvent,
+        rest: AsyncIterator[StreamEvent] | None,
+        stack: AsyncExitStack,
+        activated: Sequence[str] = (),
     ) -> None:
         self.first = first
         self.rest = rest
+        self.activated = activated
+        """The extensions the upstream says the call activated."""
         self._stack = stack
 
     @property
@@ -191,8 +199,3 @@ def upstream_errors(url: str) -> Iterator[None]:
         raise
     except A2AClientError as exc:
         raise InternalError(f"the agent at {url} cannot be reached: {exc}") from None
-
-
-def extension_headers(uris: Sequence[str]) -> Mapping[str, str]:
-    """The headers activating `uris` at an agent of any version."""
-    return {name: ", ".join(uris) for name in REQUEST_HEADERS} if uris else {}
