@@ -20,7 +20,7 @@ def activated_extensions() -> Iterator[list[str]]:
             task = await client.send("hello")
         print(activated)
 
-    A stream's count once it started. Calls of other tasks than the block's are not seen."""
+    A stream's are noted as it starts. Calls run by other asyncio tasks are not seen."""
     noted: list[str] = []
     token = _noted.set(noted)
     try:

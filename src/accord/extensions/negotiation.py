@@ -6,13 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from accord.core.extension import Extension
-from accord.core.extension_headers import (
-    EXTENSION_HEADERS,
-    extension_headers,
-    listed_extensions,
-)
-
-REQUEST_HEADERS = EXTENSION_HEADERS
+from accord.core.extension_headers import extension_headers, listed_extensions
 
 
 def requested_extensions(headers: Mapping[str, str]) -> list[str]:
