@@ -6,7 +6,9 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 
 from accord.client import Client, activated_extensions
+from accord.client.client import card_auth
 from accord.client.credentials import Credential, Credentials
+from accord.client.keepalive import KeepAliveTransport
 from accord.core.call_context import CallContext
 from accord.core.extension_headers import extension_headers
 from accord.errors import A2AClientError, A2AError, InternalError, PermissionDenied, Unauthenticated
@@ -61,6 +63,7 @@ class Upstream:
                 transport=self.wanted[0],
                 version=self.wanted[1],
                 headers=extension_headers(uris),
+                http_transport=keep_alive_transport(self.credentials),
             )
             self._clients[uris] = client
         return client
@@ -170,6 +173,17 @@ class UpstreamCall:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def keep_alive_transport(
+    credentials: Credentials | Sequence[Credential] | None,
+) -> KeepAliveTransport | None:
+    """The lean transport for plain HTTP (a millisecond of CPU less per call than httpx's
+    own), unless the credentials bring TLS settings (a CA bundle, a client certificate)."""
+    auth = card_auth(credentials)
+    if auth is not None and auth.credentials.ssl_context() is not None:
+        return None
+    return KeepAliveTransport()
 
 
 def waits_for_outcome(params: MessageSendParams, call: CallContext | None) -> bool:
