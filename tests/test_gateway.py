@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 
 import httpx
 import pytest
 from a2a.helpers import get_artifact_text
 from a2a.server.agent_execution import RequestContext
 from a2a.server.events import EventQueue
+from a2a.types import AgentExtension as SdkExtension
 from a2a.types import TaskState as SdkTaskState
 from typer.testing import CliRunner
 
@@ -22,12 +24,13 @@ from accord.agents import EventSink
 from accord.auth import ApiKey, Security
 from accord.cli.main import app
 from accord.client import ApiKey as ApiKeyCredential
-from accord.client import Credentials
-from accord.errors import InternalError, TaskNotFound, Unauthenticated
+from accord.client import Credentials, activated_extensions
+from accord.errors import InternalError, TaskNotFound, Unauthenticated, UnsupportedOperation
 from accord.extensions import Extension
 from accord.gateway.routing import routed
 from accord.samples import currency
 from accord.types import (
+    Artifact,
     DataPart,
     Message,
     PushNotificationConfig,
@@ -295,6 +298,7 @@ class Reports(AgentExecutor):
             "extensions": [e.uri for e in context.call.extensions],
             "message": context.message.metadata,
             "request": context.metadata,
+            "streamed": context.call.streaming,
         }
         await updater.add_artifact(DataPart(data=seen))
         await updater.complete()
@@ -319,7 +323,108 @@ async def test_extensions_and_metadata_pass_through(upstream_streams: bool) -> N
     [artifact] = task.artifacts or []
     [part] = artifact.parts
     assert isinstance(part, DataPart)
-    assert part.data == {"extensions": [Marker.uri], "message": {"m": 1}, "request": {"r": 2}}
+    assert part.data == {
+        "extensions": [Marker.uri],
+        "message": {"m": 1},
+        "request": {"r": 2},
+        "streamed": False,
+    }
+
+
+async def test_only_a_caller_waiting_for_the_outcome_is_relayed_with_a_blocking_send() -> None:
+    """A blocking send goes on as one (cheaper for both, and sooner answered than a stream);
+    a stream, and a send that does not wait, follow the upstream's task as it goes."""
+    upstream = accord.Agent(Reports(), name="Reporter")
+    with serve_app(upstream.app()) as upstream_url:
+        agent = accord.gateway(upstream_url)
+        with serve_app(agent.app()) as url:
+            async with Client(url, version="1.0") as client:
+                waited = await client.send(user("blocking"))
+                async with client.stream(user("streamed")) as stream:
+                    streamed = [event async for event in stream]
+                started = await client.send(user("non-blocking"), blocking=False)
+                assert isinstance(started, Task)
+                with suppress(UnsupportedOperation):  # it may have ended already
+                    async with client.resubscribe(started.id) as rest:
+                        _ = [event async for event in rest]
+                followed = await client.get_task(started.id)
+
+    def upstream_streamed(artifacts: list[Artifact]) -> object:
+        [part] = artifacts[0].parts
+        assert isinstance(part, DataPart)
+        return part.data["streamed"]
+
+    assert isinstance(waited, Task) and upstream_streamed(waited.artifacts or []) is False
+    [artifact] = [e.artifact for e in streamed if isinstance(e, TaskArtifactUpdateEvent)]
+    assert upstream_streamed([artifact]) is True
+    assert followed.status.state is TaskState.COMPLETED
+    assert upstream_streamed(followed.artifacts or []) is True
+
+
+CALLERS = [(t, v) for v in ("1.0", "0.3") for t in ("JSONRPC", "HTTP+JSON", "GRPC")]
+
+
+async def activated_through(url: str, caller: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """The extensions the gateway at `url` says a send, and a stream, of `caller` activated
+    when asked for Marker."""
+    headers = {"A2A-Extensions": Marker.uri}
+    async with Client(url, transport=caller[0], version=caller[1], headers=headers) as client:
+        with activated_extensions() as sent:
+            task = await client.send(user("send"))
+        with activated_extensions() as streamed:
+            async with client.stream(user("stream")) as stream:
+                events = [event async for event in stream]
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+    last = events[-1]
+    assert isinstance(last, TaskStatusUpdateEvent) and last.status.state is TaskState.COMPLETED
+    return sent, streamed
+
+
+@contextmanager
+def gateway_to_reporter(transport: str, version: str) -> Iterator[str]:
+    """A gateway to an accord agent implementing Marker, called over `transport` and `version`."""
+    upstream = accord.Agent(Reports(), name="Reporter", extensions=[Marker()])
+    with serve_app(upstream.app(config=accord.ServerConfig(grpc_port=0))) as upstream_url:
+        agent = accord.gateway(upstream_url, transport=transport, version=version)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            yield url
+
+
+@pytest.mark.parametrize("upstream_interface", [("HTTP+JSON", "1.0"), ("GRPC", "1.0")], ids=named)
+async def test_the_extensions_the_upstream_activated_are_echoed(
+    upstream_interface: tuple[str, str],
+) -> None:
+    with gateway_to_reporter(*upstream_interface) as url:
+        for caller in CALLERS:
+            assert await activated_through(url, caller) == ([Marker.uri], [Marker.uri])
+
+
+async def test_the_gateway_says_what_a_0_3_upstream_activated_and_no_more(
+    echo: OfficialEcho,
+) -> None:
+    """An accord agent on 0.3 JSON-RPC says it activated Marker: so does the gateway, in
+    0.3's header to a 0.3 caller. The official SDK lists Marker on its card but never says
+    it activated an extension: neither does the gateway, though its card lists Marker too."""
+    with gateway_to_reporter("JSONRPC", "0.3") as url:
+        for caller in CALLERS:
+            assert await activated_through(url, caller) == ([Marker.uri], [Marker.uri])
+        async with httpx.AsyncClient() as http:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
+                "message": {"kind": "message", "messageId": new_id(), "role": "user",
+                            "parts": [{"kind": "text", "text": "raw"}]}}}  # fmt: skip
+            raw = await http.post(url, json=body, headers={"X-A2A-Extensions": Marker.uri})
+    assert raw.json()["result"]["status"]["state"] == "completed", raw.text
+    assert raw.headers["X-A2A-Extensions"] == Marker.uri
+    with official_server(echo) as upstream:
+        upstream.list_interface("JSONRPC", "0.3")
+        upstream.card.capabilities.extensions.append(SdkExtension(uri=Marker.uri))
+        agent = accord.gateway(upstream.url)
+        with serve_app(agent.app(config=accord.ServerConfig(grpc_port=0))) as url:
+            async with Client(url) as client:
+                card = await client.get_card()
+            for caller in CALLERS:
+                assert await activated_through(url, caller) == ([], [])
+    assert [e.uri for e in card.capabilities.extensions or ()] == [Marker.uri]
 
 
 async def test_push_notifications_from_the_gateway_for_an_upstream_without(

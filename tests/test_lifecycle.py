@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from accord.agents import AgentExecutor, EventSink, RequestContext, TaskUpdater
 from accord.errors import InvalidAgentResponse
 from accord.runtime.bus import InProcessEventBus
 from accord.runtime.lifecycle import RunLifecycle, status_event
@@ -73,3 +74,41 @@ def test_a_status_event_carries_the_text_as_the_agents_message() -> None:
     assert event.final and event.status.state is TaskState.CANCELED
     assert event.status.message is not None and event.status.message.role is Role.AGENT
     assert status_event("t1", "c1", TaskState.WORKING).status.message is None
+
+
+class ReturnsWhenTold(AgentExecutor):
+    """Starts work, then returns when told to: its task ended by another call meanwhile."""
+
+    def __init__(self) -> None:
+        self.working = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def execute(self, context: RequestContext, events: EventSink) -> None:
+        await TaskUpdater(context, events).start_work()
+        self.working.set()
+        await self.go.wait()
+
+
+async def test_an_executor_returning_while_a_cancel_records_the_end_leaves_that_end() -> None:
+    """A gateway's run returns once its upstream said the task was canceled, while the
+    cancel relaying the same end is being recorded: that end is the task's, no failure."""
+    executor = ReturnsWhenTold()
+    parts, store = lifecycle(executor)
+    run = new_run()
+    parts.runs.add(run)
+    subscription = parts.bus.subscribe(run.task_id)
+    parts.launch(run)
+    await executor.working.wait()
+    canceled = status_event(run.task_id, run.context.context_id, TaskState.CANCELED)
+    ending = asyncio.create_task(parts.emit(run, canceled))  # applied, then recorded
+    executor.go.set()
+    assert run.worker is not None
+    await asyncio.wait_for(asyncio.gather(run.worker, ending), SAFETY_TIMEOUT)
+    records = []
+    async for record in subscription:
+        records.append(record)
+        if record.final or record.error is not None:
+            break
+    assert [r.error for r in records] == [None] * len(records)
+    stored = await store.get(run.task_id)
+    assert stored is not None and stored.task.status.state is TaskState.CANCELED

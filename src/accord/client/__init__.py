@@ -1,5 +1,6 @@
 """The A2A client: find an agent by its card and talk to it over JSON-RPC (async and sync)."""
 
+from accord.client.activated import activated_extensions
 from accord.client.card_resolver import WELL_KNOWN_PATHS, card_urls, fetch_card, parse_card
 from accord.client.client import DEFAULT_TIMEOUT, Client
 from accord.client.credentials import (
@@ -30,6 +31,7 @@ __all__ = [
     "RegistryClient",
     "SyncClient",
     "SyncEventStream",
+    "activated_extensions",
     "card_urls",
     "fetch_card",
     "parse_card",

@@ -19,6 +19,7 @@ from accord.client.messages import send_params, user_message
 from accord.client.transports import TRANSPORTS, Transport, open_transport
 from accord.client.transports.base import decoded
 from accord.codecs.base import ClientCall
+from accord.core.extension_headers import extension_headers
 from accord.core.query import DEFAULT_PAGE_SIZE, ListTasksParams, TaskPage, TaskQuery
 from accord.errors import A2AClientError
 from accord.types import (
@@ -60,9 +61,6 @@ def _at_most(history_length: int | None, result: TaskOrMessage) -> TaskOrMessage
     return result.model_copy(update={"history": history})
 
 
-EXTENSION_HEADERS = ("A2A-Extensions", "X-A2A-Extensions")
-"""Where a request lists the extensions it activates: 1.0's name, then 0.3's."""
-
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
 """Per network operation; streams stay open as long as events or keep-alives keep coming."""
 
@@ -89,7 +87,8 @@ class Client:
     carry a signature by one of those keys, or every call fails with A2AClientError; so must
     the extended card, or `get_extended_card` fails with it.
     `extensions` (URIs) are asked to be activated on every request (`A2A-Extensions`, and
-    `X-A2A-Extensions` for A2A 0.3 agents): the agent activates those it implements.
+    `X-A2A-Extensions` for A2A 0.3 agents): the agent activates those it implements, and
+    `activated_extensions()` tells which it says it did.
     """
 
     def __init__(
@@ -117,7 +116,7 @@ class Client:
         self._http = http_client
         self._headers = dict(headers or {})
         if extensions:
-            self._headers |= dict.fromkeys(EXTENSION_HEADERS, ", ".join(extensions))
+            self._headers |= extension_headers(extensions)
         self._card = card
         self._wanted = (transport, version)
         self._transport: Transport | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from accord.core.principal import ANONYMOUS, Principal
@@ -18,10 +18,22 @@ class CallContext:
     out, called only if an operation asks (most never do). `last_event_id` is the sequence
     number of the last event a reconnecting stream saw; `tenant` the tenant the request
     names (the `/{tenant}/...` form of an HTTP+JSON route); `extensions` the agent's
-    extensions this request activated; `principal` who sent it, as authentication found.
+    extensions this request activated, and `reply_extensions` the URIs the reply says it
+    activated when an operation knows they are others (a gateway: those its upstream
+    activated); `principal` who sent it, as authentication found; `streaming` whether the
+    caller follows the operation's events as a stream rather than waiting for one answer.
     """
 
-    __slots__ = ("_base_url", "extensions", "headers", "last_event_id", "principal", "tenant")
+    __slots__ = (
+        "_base_url",
+        "extensions",
+        "headers",
+        "last_event_id",
+        "principal",
+        "reply_extensions",
+        "streaming",
+        "tenant",
+    )
 
     def __init__(
         self,
@@ -31,6 +43,7 @@ class CallContext:
         tenant: str | None = None,
         extensions: tuple[Extension, ...] = (),
         principal: Principal = ANONYMOUS,
+        streaming: bool = False,
     ) -> None:
         self._base_url = base_url
         self.headers: Mapping[str, str] = headers if headers is not None else {}
@@ -38,6 +51,8 @@ class CallContext:
         self.tenant = tenant
         self.extensions = extensions
         self.principal = principal
+        self.streaming = streaming
+        self.reply_extensions: Sequence[str] | None = None
 
     @property
     def base_url(self) -> str:

@@ -6,19 +6,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from accord.core.extension import Extension
-
-REQUEST_HEADERS = ("A2A-Extensions", "X-A2A-Extensions")
-"""1.0 names the header `A2A-Extensions`; 0.3 and the extension guide `X-A2A-Extensions`."""
+from accord.core.extension_headers import extension_headers, listed_extensions
 
 
 def requested_extensions(headers: Mapping[str, str]) -> list[str]:
     """The extension URIs a request asks to activate (both header names, comma-separated)."""
-    uris: list[str] = []
-    for name in REQUEST_HEADERS:
-        value = headers.get(name) or headers.get(name.lower())
-        if value:
-            uris.extend(uri.strip() for uri in value.split(",") if uri.strip())
-    return list(dict.fromkeys(uris))
+    return listed_extensions(headers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +27,7 @@ class Activation:
 
     def response_headers(self) -> dict[str, str]:
         """The headers telling the client which extensions this request activated."""
-        if not self.active:
-            return {}
-        value = ", ".join(self.uris)
-        return {name: value for name in REQUEST_HEADERS}
+        return extension_headers(self.uris)
 
 
 def negotiate(supported: Sequence[Extension], requested: Iterable[str]) -> Activation:

@@ -45,6 +45,7 @@ class GatewayExecutor(AgentExecutor):
             message = params.message.model_copy(update={"task_id": None})
             params = params.model_copy(update={"message": message})
         opened = await self.upstream.open(params, call)
+        echo_activated(opened, call)
         return NamedTask(opened.task_id, opened.context_id, opened)
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
@@ -59,6 +60,7 @@ class GatewayExecutor(AgentExecutor):
                 metadata=context.metadata or None,
             )  # fmt: skip
             opened = await self.upstream.open(params, context.call)
+            echo_activated(opened, context.call)
         async with opened:
             try:
                 await self._relay(opened, context, events)
@@ -135,6 +137,13 @@ class GatewayExecutor(AgentExecutor):
                 await self._send(context, events, task)
             if not settled(context):
                 await asyncio.sleep(self.poll_interval)
+
+
+def echo_activated(opened: UpstreamCall, call: CallContext | None) -> None:
+    """The caller's reply says the extensions the upstream says it activated (the gateway
+    implements none itself). A stream continuing a task answered its caller before that."""
+    if call is not None:
+        call.reply_extensions = opened.activated
 
 
 def repeats(event: StreamEvent, ours: Task) -> bool:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 
-from accord.client import Client
+from accord.client import Client, activated_extensions
+from accord.client.client import card_auth
 from accord.client.credentials import Credential, Credentials
+from accord.client.keepalive import KeepAliveTransport
 from accord.core.call_context import CallContext
+from accord.core.extension_headers import extension_headers
 from accord.errors import A2AClientError, A2AError, InternalError, PermissionDenied, Unauthenticated
-from accord.extensions.negotiation import REQUEST_HEADERS, requested_extensions
+from accord.extensions.negotiation import requested_extensions
 from accord.types import AgentCard, Message, MessageSendParams, StreamEvent, Task
 
 CLIENTS_KEPT = 16
@@ -60,24 +63,27 @@ class Upstream:
                 transport=self.wanted[0],
                 version=self.wanted[1],
                 headers=extension_headers(uris),
+                http_transport=keep_alive_transport(self.credentials),
             )
             self._clients[uris] = client
         return client
 
     async def open(self, params: MessageSendParams, call: CallContext | None) -> UpstreamCall:
-        """Send the caller's message on (streamed when the upstream streams): the call, its
-        first event read (so the task's ids are known)."""
+        """Send the caller's message on: the call, its first event read (so the task's ids
+        are known). Streamed when the upstream streams, unless the caller only waits for the
+        outcome: then one blocking send costs the upstream and the gateway less, and answers
+        sooner."""
         client = self.client(call)
         configuration = params.configuration
         modes = configuration.accepted_output_modes if configuration else None
         stack = AsyncExitStack()
         try:
-            with upstream_errors(self.url):
-                if not self.streams:
+            with upstream_errors(self.url), activated_extensions() as activated:
+                if not self.streams or waits_for_outcome(params, call):
                     reply = await client.send(
                         params.message, accepted_output_modes=modes, metadata=params.metadata
                     )
-                    return UpstreamCall(reply, None, stack)
+                    return UpstreamCall(reply, None, stack, activated)
                 events = await stack.enter_async_context(
                     client.stream(
                         params.message, accepted_output_modes=modes, metadata=params.metadata
@@ -86,7 +92,7 @@ class Upstream:
                 first = await anext(events, None)
             if first is None:
                 raise InternalError(f"the agent at {self.url} ended its stream without answering")
-            return UpstreamCall(first, events, stack)
+            return UpstreamCall(first, events, stack, activated)
         except BaseException:
             await stack.aclose()
             raise
@@ -124,13 +130,20 @@ class Upstream:
 
 class UpstreamCall:
     """One call to the upstream: its first event, already read, then the rest of its stream
-    (none for a plain send). Close it (`async with`) to release the connection."""
+    (none for a plain send), and the extensions the upstream says it activated. Close it
+    (`async with`) to release the connection."""
 
     def __init__(
-        self, first: StreamEvent, rest: AsyncIterator[StreamEvent] | None, stack: AsyncExitStack
+        self,
+        first: StreamEvent,
+        rest: AsyncIterator[StreamEvent] | None,
+        stack: AsyncExitStack,
+        activated: Sequence[str] = (),
     ) -> None:
         self.first = first
         self.rest = rest
+        self.activated = activated
+        """The extensions the upstream says the call activated."""
         self._stack = stack
 
     @property
@@ -162,6 +175,29 @@ class UpstreamCall:
         await self.aclose()
 
 
+def keep_alive_transport(
+    credentials: Credentials | Sequence[Credential] | None,
+) -> KeepAliveTransport | None:
+    """The lean transport for plain HTTP (a millisecond of CPU less per call than httpx's
+    own), unless the credentials bring TLS settings (a CA bundle, a client certificate)."""
+    auth = card_auth(credentials)
+    if auth is not None and auth.credentials.ssl_context() is not None:
+        return None
+    return KeepAliveTransport()
+
+
+def waits_for_outcome(params: MessageSendParams, call: CallContext | None) -> bool:
+    """Whether the caller of a send only waits for its outcome: a blocking send, not a
+    stream, with no webhook to tell of each state on the way."""
+    configuration = params.configuration
+    return (
+        call is not None
+        and not call.streaming
+        and (configuration is None or configuration.blocking is not False)
+        and (configuration is None or configuration.push_notification_config is None)
+    )
+
+
 @contextmanager
 def upstream_errors(url: str) -> Iterator[None]:
     """The upstream's A2A errors as they are, for the caller; what is the gateway's own
@@ -177,8 +213,3 @@ def upstream_errors(url: str) -> Iterator[None]:
         raise
     except A2AClientError as exc:
         raise InternalError(f"the agent at {url} cannot be reached: {exc}") from None
-
-
-def extension_headers(uris: Sequence[str]) -> Mapping[str, str]:
-    """The headers activating `uris` at an agent of any version."""
-    return {name: ", ".join(uris) for name in REQUEST_HEADERS} if uris else {}

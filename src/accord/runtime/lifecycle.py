@@ -140,6 +140,8 @@ class RunLifecycle:
         else:
             if run.lost:
                 return
+            async with run.lock:  # an end another call is recording (a cancel's) is recorded
+                pass
             if run.task is None and not run.replied:
                 error = InvalidAgentResponse("the agent finished without sending any reply")
                 await self.bus.publish(EventRecord.failure(run.task_id, error))

@@ -14,6 +14,7 @@ from accord.codecs import VERSION_HEADER, Method, ProtocolVersion, check_named_v
 from accord.codecs.versions import named_version
 from accord.core import ANONYMOUS, Inbound, Principal
 from accord.core.call_context import CallContext
+from accord.core.extension_headers import extension_headers
 from accord.core.failures import report_failure
 from accord.core.operations import Operations
 from accord.core.records import EventRecord
@@ -148,6 +149,7 @@ class RequestPipeline:
         """Serve one request; never raises (an unexpected failure is logged and becomes an
         InternalError reply)."""
         reply = Reply({VERSION_HEADER: target.version})
+        context: CallContext | None = None
         try:
             if target.versioned:
                 named = named_version(inbound.headers, inbound.query)
@@ -160,7 +162,6 @@ class RequestPipeline:
                 else await self.authenticator.authenticate(inbound)
             )
             activation = self._activate(inbound.headers)
-            reply.headers.update(activation.response_headers())
             context = CallContext(
                 self.public_url or base_url,
                 inbound.headers,
@@ -168,6 +169,7 @@ class RequestPipeline:
                 tenant=inbound.tenant,
                 extensions=activation.active,
                 principal=principal,
+                streaming=target.method.streaming,
             )
             if self.push is not None and self.push.issuer is None:
                 # Only then: working out a binding's base URL costs something.
@@ -187,6 +189,11 @@ class RequestPipeline:
             reply.error = exc
         except Exception as exc:
             reply.error = self.internal_error(exc, f"serving {inbound.binding} {inbound.method}")
+        if context is not None:  # after the operation, which may have said others
+            activated = context.reply_extensions
+            if activated is None:
+                activated = [extension.uri for extension in context.extensions]
+            reply.headers.update(extension_headers(activated))
         return reply
 
     def internal_error(self, exc: Exception, where: str) -> InternalError:

@@ -11,6 +11,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
 from google.rpc import error_details_pb2, status_pb2  # noqa: F401  (ErrorInfo, BadRequest in Any)
 
+from accord.client.activated import note_activated
 from accord.client.card_auth import CardAuth
 from accord.client.transports.base import IdentifiedEvents, Transport, decoded
 from accord.codecs import ProtocolVersion
@@ -87,16 +88,12 @@ class GrpcTransport(Transport):
         rpc = getattr(self._stub, call.name)
         try:
             try:
-                response = await rpc(
-                    request, metadata=await self._call_metadata(), timeout=self._timeout
-                )
+                response = await self._unary(rpc, request)
             except grpc.aio.AioRpcError as exc:
                 # A refused cached token is fetched again once, as over HTTP (CardAuth).
                 if exc.code() is not grpc.StatusCode.UNAUTHENTICATED or not self._renewed():
                     raise
-                response = await rpc(
-                    request, metadata=await self._call_metadata(), timeout=self._timeout
-                )
+                response = await self._unary(rpc, request)
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, call.name) from None
         return decoded(call.decode, json_format.MessageToDict(response))
@@ -110,6 +107,7 @@ class GrpcTransport(Transport):
             self._request(call, params), metadata=await self._call_metadata()
         )
         try:
+            note_activated(_text_metadata(await responses.initial_metadata()))
             async for response in responses:
                 yield decoded(call.decode, json_format.MessageToDict(response)), None
         except grpc.aio.AioRpcError as exc:
@@ -119,6 +117,12 @@ class GrpcTransport(Transport):
 
     async def aclose(self) -> None:
         await self._channel.close()
+
+    async def _unary(self, rpc: Any, request: ProtoMessage) -> Any:
+        pending = rpc(request, metadata=await self._call_metadata(), timeout=self._timeout)
+        response = await pending
+        note_activated(_text_metadata(await pending.initial_metadata()))
+        return response
 
     def _renewed(self) -> bool:
         return self._auth is not None and self._auth.renew()
@@ -160,6 +164,11 @@ class GrpcTransport(Transport):
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return A2AClientError(f"{rpc} at {self.target} timed out")
         return A2AClientError(f"{rpc} at {self.target} failed: {code.name}: {message}")
+
+
+def _text_metadata(metadata: Any) -> dict[str, str]:
+    """A call's metadata of text values, by (lower-case) key."""
+    return {key: value for key, value in metadata or () if isinstance(value, str)}
 
 
 def channel_target(url: str) -> tuple[str, bool]:

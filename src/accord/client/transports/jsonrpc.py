@@ -11,6 +11,7 @@ import httpx
 from httpx_sse import EventSource
 from pydantic import ValidationError
 
+from accord.client.activated import note_activated
 from accord.client.failures import http_errors
 from accord.client.transports.base import (
     EVENT_STREAM,
@@ -54,6 +55,7 @@ class JsonRpcTransport(Transport):
                 content=self._request(request_id, call, params),
                 headers=self._request_headers(accept=JSON),
             )
+        note_activated(response.headers)
         try:
             return self._result(_response_document(response, self.url), call, request_id)
         except RateLimited as exc:
@@ -70,6 +72,7 @@ class JsonRpcTransport(Transport):
             async with self._http.stream(
                 "POST", self.url, content=content, headers=headers
             ) as response:
+                note_activated(response.headers)
                 if not is_event_stream(response):
                     await response.aread()
                     document = _response_document(response, self.url)

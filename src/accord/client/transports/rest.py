@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import httpx
 from httpx_sse import EventSource
 
+from accord.client.activated import note_activated
 from accord.client.failures import http_errors
 from accord.client.transports.base import (
     EVENT_STREAM,
@@ -61,6 +62,7 @@ class RestTransport(Transport):
                 json=request.body,
                 headers=self._request_headers(accept=JSON),
             )
+        note_activated(response.headers)
         if not response.is_success:  # 201 Created and 204 No Content are answers too
             raise _error(response, request.verb, url)
         # No body is the empty ProtoJSON message: nothing to delete, no configs to list.
@@ -75,6 +77,7 @@ class RestTransport(Transport):
             async with self._http.stream(
                 request.verb, url, params=request.query, json=request.body, headers=headers
             ) as response:
+                note_activated(response.headers)
                 if not is_event_stream(response):
                     await response.aread()
                     raise _error(response, request.verb, url)
