@@ -4,16 +4,10 @@ none of it wrapped while tracing is off."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
 from accord import Agent, Client, create_app
-from accord.observability.client_tracing import untrace_clients
 from accord.observability.metrics import Metrics
 from accord.observability.tracing import Tracing
 from accord.runtime.bus_factory import open_bus
@@ -25,19 +19,8 @@ from agents_for_tests import until
 from rpc import served
 from services import redis_bus_fixture  # noqa: F401 - a fixture
 from stores import Backend, sql_backend_fixture  # noqa: F401 - fixtures
+from test_tracing import Spans, spans_fixture  # noqa: F401 - a fixture
 from webhooks import LOOPBACK, NotificationHook, receiving
-
-Spans = tuple[TracerProvider, InMemorySpanExporter]
-
-
-@pytest.fixture(name="spans")
-def spans_fixture() -> Iterator[Spans]:
-    provider = TracerProvider()
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield provider, exporter
-    untrace_clients()
-    provider.shutdown()
 
 
 def attributes(span: ReadableSpan) -> dict[str, object]:
