@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import socket
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -13,6 +16,56 @@ from starlette.routing import Route
 
 from accord.client.keepalive import KeepAliveTransport
 from live_server import serve_app
+
+
+class RawServer:
+    """A loopback HTTP/1.1 server on plain sockets that ends each connection after `kept`
+    requests, the last one answered or not (`answers_last`): a server closing connections it
+    keeps idle. Each answer is kept alive, its body the port of the caller. It records each
+    request's method (`methods`), and sets `closed` whenever a connection ended."""
+
+    def __init__(self, kept: int, answers_last: bool = True) -> None:
+        self.kept = kept
+        self.answers_last = answers_last
+        self.methods: list[str] = []
+        self.closed = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/"
+
+    @contextmanager
+    def running(self) -> Iterator[RawServer]:
+        thread = threading.Thread(target=self._accept, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                peer, address = self._listener.accept()
+            except OSError:  # closed: the test is over
+                return
+            threading.Thread(target=self._serve, args=(peer, address[1]), daemon=True).start()
+
+    def _serve(self, peer: socket.socket, port: int) -> None:
+        with peer, peer.makefile("rb") as reader:
+            for n in range(1, self.kept + 1):
+                head = [line for line in iter(reader.readline, b"\r\n") if line]
+                if not head:  # the client hung up
+                    break
+                self.methods.append(head[0].split()[0].decode())
+                length = [
+                    int(h.split(b":")[1]) for h in head if h.lower().startswith(b"content-length")
+                ]
+                reader.read(length[0] if length else 0)
+                if n < self.kept or self.answers_last:
+                    body = str(port).encode()
+                    peer.sendall(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+                    )
+        self.closed.set()
 
 
 async def peer(request: Request) -> JSONResponse:
@@ -55,3 +108,31 @@ async def test_a_closed_port_is_a_connect_error() -> None:
     async with httpx.AsyncClient(transport=KeepAliveTransport()) as http:
         with pytest.raises(httpx.ConnectError):
             await http.get("http://127.0.0.1:9/")
+
+
+async def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None:
+    with RawServer(kept=1).running() as server:
+        async with httpx.AsyncClient(transport=KeepAliveTransport()) as http:
+            first = await http.post(server.url, content="a")
+            assert server.closed.wait(5)  # blocks the loop: the close stays unread on the socket
+            second = await http.post(server.url, content="b")
+    assert first.status_code == second.status_code == 200 and first.text != second.text
+    assert server.methods == ["POST", "POST"]
+
+
+async def test_an_idempotent_request_the_server_closed_on_unanswered_goes_again() -> None:
+    with RawServer(kept=2, answers_last=False).running() as server:
+        async with httpx.AsyncClient(transport=KeepAliveTransport()) as http:
+            first = await http.get(server.url)
+            second = await http.get(server.url)
+    assert first.status_code == second.status_code == 200 and first.text != second.text
+    assert server.methods == ["GET", "GET", "GET"]
+
+
+async def test_a_post_the_server_closed_on_unanswered_is_not_sent_again() -> None:
+    with RawServer(kept=2, answers_last=False).running() as server:
+        async with httpx.AsyncClient(transport=KeepAliveTransport()) as http:
+            await http.post(server.url, content="a")
+            with pytest.raises(httpx.RemoteProtocolError):
+                await http.post(server.url, content="b")
+    assert server.methods == ["POST", "POST"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import select
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import cast
@@ -14,6 +15,8 @@ IDLE_PER_HOST = 16
 """Connections kept open per host between requests."""
 BUFFERED = 1 << 20
 """Bytes of a response body read ahead of its reader before the socket stops being read."""
+IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
+"""Methods whose request may be sent twice to the same effect (RFC 9110, section 9.2.2)."""
 
 
 class KeepAliveTransport(httpx.AsyncBaseTransport):
@@ -36,15 +39,11 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         body = b"".join([chunk async for chunk in request.stream])  # type: ignore[union-attr]
         data = _head(request) + body
         connection = self._reused(origin)
-        if connection is None or not connection.sent(data):  # none idle, or closed meanwhile
+        if connection is None or not await _answered_again(connection, data, request, timeout):
             connection = await _Connection.connect(origin, timeout.get("connect"))
             if not connection.sent(data):
                 raise httpx.WriteError(f"{origin[0]}:{origin[1]} closed the connection")
-        try:
             await connection.read_head(timeout.get("read"))
-        except BaseException:
-            connection.close()
-            raise
         return httpx.Response(
             connection.status,
             headers=connection.headers,
@@ -63,8 +62,9 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         idle = self._idle.get(origin)
         while idle:
             connection = idle.pop()
-            if connection.open:
+            if connection.open and not connection.readable:
                 return connection
+            connection.close()
         return None
 
     def _keep(self, connection: _Connection) -> None:
@@ -73,6 +73,28 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
             idle.append(connection)
         else:
             connection.close()
+
+
+async def _answered_again(
+    connection: _Connection, data: bytes, request: httpx.Request, timeouts: dict[str, float | None]
+) -> bool:
+    """Send a request on a kept-alive connection and read the head of its response; False
+    when the request may go again on a fresh connection instead.
+
+    A server may close a connection it keeps idle at any moment, even as a request is on its
+    way. A request is sent again only when that cannot repeat its effect: when the connection
+    was found closed before anything was written, or when the server closed it before
+    answering a byte and the method is idempotent; a server may act on a request and fail
+    before it answers, so other methods get the error."""
+    if not connection.sent(data):
+        return False
+    try:
+        await connection.read_head(timeouts.get("read"))
+    except httpx.RemoteProtocolError:
+        if connection.answered or request.method not in IDEMPOTENT:
+            raise
+        return False
+    return True
 
 
 def _head(request: httpx.Request) -> bytes:
@@ -97,6 +119,8 @@ class _Connection(asyncio.Protocol):
         self._parser: httptools.HttpResponseParser | None = None
         self._head_done = False
         self._keep_alive = False
+        self.answered = False
+        """Whether any byte came in since the last request was sent."""
 
     @classmethod
     async def connect(cls, origin: tuple[str, int], seconds: float | None) -> _Connection:
@@ -117,6 +141,15 @@ class _Connection(asyncio.Protocol):
         return not self.closed and transport is not None and not transport.is_closing()
 
     @property
+    def readable(self) -> bool:
+        """Whether the socket has something to read: idle, it is the server's close not yet
+        seen by the event loop (or bytes out of turn), so the connection is not reused."""
+        assert self._transport is not None
+        poller = select.poll()
+        poller.register(self._transport.get_extra_info("socket").fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+
+    @property
     def reusable(self) -> bool:
         return self.complete and self._keep_alive and self.open
 
@@ -127,6 +160,7 @@ class _Connection(asyncio.Protocol):
         self.status, self.headers, self.complete, self._head_done = 0, [], False, False
         self.chunks.clear()
         self._buffered = 0
+        self.answered = False
         self._parser = httptools.HttpResponseParser(self)
         try:
             self._transport.write(data)
@@ -136,8 +170,13 @@ class _Connection(asyncio.Protocol):
         return True
 
     async def read_head(self, seconds: float | None) -> None:
-        while not self._head_done:
-            await self.changed(seconds)
+        """Wait for the response's head; the connection is closed if it does not come."""
+        try:
+            while not self._head_done:
+                await self.changed(seconds)
+        except BaseException:
+            self.close()
+            raise
 
     async def changed(self, seconds: float | None) -> None:
         """Wait for the next part of the response (ReadTimeout after `seconds`; an error
@@ -166,6 +205,7 @@ class _Connection(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
 
     def data_received(self, data: bytes) -> None:
+        self.answered = True
         if self._parser is None:  # nothing asked: the server should not talk
             self.close()
             return
