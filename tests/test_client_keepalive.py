@@ -85,6 +85,13 @@ async def chunks(request: Request) -> StreamingResponse:
 APP = Starlette(routes=[Route("/peer", peer, methods=["POST"]), Route("/chunks", chunks)])
 
 
+@contextmanager
+def silent_server() -> Iterator[str]:
+    """A port whose connections are taken (by the kernel) and never read from nor answered."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/"
+
+
 async def test_requests_one_after_another_share_a_connection() -> None:
     with serve_app(APP) as url:
         async with httpx.AsyncClient(transport=KeepAliveTransport()) as http:
@@ -136,3 +143,18 @@ async def test_a_post_the_server_closed_on_unanswered_is_not_sent_again() -> Non
             with pytest.raises(httpx.RemoteProtocolError):
                 await http.post(server.url, content="b")
     assert server.methods == ["POST", "POST"]
+
+
+async def test_an_upstream_that_never_answers_is_a_read_timeout() -> None:
+    with silent_server() as url:
+        async with httpx.AsyncClient(transport=KeepAliveTransport(), timeout=0.2) as http:
+            with pytest.raises(httpx.ReadTimeout):
+                await http.get(url)
+
+
+async def test_a_body_the_upstream_never_reads_is_a_write_timeout() -> None:
+    timeout = httpx.Timeout(5, write=0.2)
+    with silent_server() as url:
+        async with httpx.AsyncClient(transport=KeepAliveTransport(), timeout=timeout) as http:
+            with pytest.raises(httpx.WriteTimeout):
+                await http.post(url, content=bytes(32 << 20))  # more than the sockets buffer

@@ -43,7 +43,7 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
             connection = await _Connection.connect(origin, timeout.get("connect"))
             if not connection.sent(data):
                 raise httpx.WriteError(f"{origin[0]}:{origin[1]} closed the connection")
-            await connection.read_head(timeout.get("read"))
+            await connection.answer(timeout.get("write"), timeout.get("read"))
         return httpx.Response(
             connection.status,
             headers=connection.headers,
@@ -89,7 +89,7 @@ async def _answered_again(
     if not connection.sent(data):
         return False
     try:
-        await connection.read_head(timeouts.get("read"))
+        await connection.answer(timeouts.get("write"), timeouts.get("read"))
     except httpx.RemoteProtocolError:
         if connection.answered or request.method not in IDEMPOTENT:
             raise
@@ -115,6 +115,8 @@ class _Connection(asyncio.Protocol):
         self.complete = False
         self._buffered = 0
         self._changed = asyncio.Event()
+        self._writable = asyncio.Event()
+        self._writable.set()
         self._transport: asyncio.Transport | None = None
         self._parser: httptools.HttpResponseParser | None = None
         self._head_done = False
@@ -169,11 +171,18 @@ class _Connection(asyncio.Protocol):
             return False
         return True
 
-    async def read_head(self, seconds: float | None) -> None:
-        """Wait for the response's head; the connection is closed if it does not come."""
+    async def answer(self, write: float | None, read: float | None) -> None:
+        """Wait for the request to be written (`write` seconds at most) and the response's
+        head to come (`read`); the connection is closed if either does not."""
+        try:
+            async with asyncio.timeout(write):
+                await self._writable.wait()
+        except TimeoutError:
+            self.close()
+            raise httpx.WriteTimeout("the server did not take the request in time") from None
         try:
             while not self._head_done:
-                await self.changed(seconds)
+                await self.changed(read)
         except BaseException:
             self.close()
             raise
@@ -221,6 +230,13 @@ class _Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self._changed.set()
+        self._writable.set()
+
+    def pause_writing(self) -> None:
+        self._writable.clear()
+
+    def resume_writing(self) -> None:
+        self._writable.set()
 
     # httptools callbacks
     def on_header(self, name: bytes, value: bytes) -> None:
