@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -85,6 +86,27 @@ async def chunks(request: Request) -> StreamingResponse:
 APP = Starlette(routes=[Route("/peer", peer, methods=["POST"]), Route("/chunks", chunks)])
 
 
+def endless_app(ended: threading.Event) -> Starlette:
+    """An app whose one route streams events until its caller goes, then sets `ended`."""
+
+    async def events(request: Request) -> StreamingResponse:
+        async def ticks() -> AsyncIterator[bytes]:
+            try:
+                while True:
+                    yield b"data: tick\n\n"
+                    await asyncio.sleep(0.01)
+            finally:
+                ended.set()
+
+        return StreamingResponse(ticks(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/events", events)])
+
+
+def one_connection() -> KeepAliveTransport:
+    return KeepAliveTransport(limits=httpx.Limits(max_connections=1))
+
+
 @contextmanager
 def silent_server() -> Iterator[str]:
     """A port whose connections are taken (by the kernel) and never read from nor answered."""
@@ -158,3 +180,47 @@ async def test_a_body_the_upstream_never_reads_is_a_write_timeout() -> None:
         async with httpx.AsyncClient(transport=KeepAliveTransport(), timeout=timeout) as http:
             with pytest.raises(httpx.WriteTimeout):
                 await http.post(url, content=bytes(32 << 20))  # more than the sockets buffer
+
+
+async def test_requests_beyond_the_limit_wait_for_a_connection() -> None:
+    with serve_app(APP) as url:
+        async with httpx.AsyncClient(transport=one_connection()) as http:
+            sent = [http.post(f"{url}/peer", content=f"#{n}") for n in range(4)]
+            answers = [response.json() for response in await asyncio.gather(*sent)]
+    assert [a["body"] for a in answers] == ["#0", "#1", "#2", "#3"]
+    assert len({a["port"] for a in answers}) == 1
+
+
+async def test_a_request_waiting_for_a_connection_longer_than_the_pool_timeout_fails() -> None:
+    with serve_app(APP) as url:
+        async with (
+            httpx.AsyncClient(transport=one_connection()) as http,
+            http.stream("GET", f"{url}/chunks"),
+        ):
+            with pytest.raises(httpx.PoolTimeout):
+                await http.post(f"{url}/peer", timeout=httpx.Timeout(5, pool=0.1))
+
+
+async def test_closing_the_transport_closes_connections_in_use() -> None:
+    ended = threading.Event()
+    with serve_app(endless_app(ended)) as url:
+        transport = KeepAliveTransport()
+        async with (
+            httpx.AsyncClient(transport=transport) as http,
+            http.stream("GET", f"{url}/events") as response,
+        ):
+            lines = response.aiter_lines()
+            await anext(lines)
+            await transport.aclose()
+            assert await asyncio.to_thread(ended.wait, 5)
+            with pytest.raises(httpx.RemoteProtocolError):
+                async for _ in lines:
+                    pass
+
+
+async def test_a_connection_idle_longer_than_the_keepalive_expiry_is_not_reused() -> None:
+    transport = KeepAliveTransport(limits=httpx.Limits(keepalive_expiry=0))
+    with serve_app(APP) as url:
+        async with httpx.AsyncClient(transport=transport) as http:
+            answers = [(await http.post(f"{url}/peer", content=f"#{n}")).json() for n in range(2)]
+    assert answers[0]["port"] != answers[1]["port"]

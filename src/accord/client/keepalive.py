@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import select
+import weakref
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import cast
 
 import httptools
 import httpx
 
-IDLE_PER_HOST = 16
-"""Connections kept open per host between requests."""
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=16, keepalive_expiry=5)
+"""Connections open per origin, of them kept idle between requests, and seconds kept idle."""
 BUFFERED = 1 << 20
 """Bytes of a response body read ahead of its reader before the socket stops being read."""
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
@@ -25,11 +26,16 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
     uvicorn's), their bodies (by length or chunked) streamed as they arrive. An accord
     `Client` call over it costs about a third less CPU than over httpx's own transport
     (httpcore, anyio, h11). Other requests (`https://`, a body of unknown length) go to
-    httpx's own transport, `fallback`. Give it to a Client as `http_transport`."""
+    httpx's own transport, `fallback`. `limits` are httpx's, counted per origin: a request
+    waits for a connection to the origin at most the pool timeout. Give it to a Client as
+    `http_transport`."""
 
-    def __init__(self, fallback: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self, fallback: httpx.AsyncBaseTransport | None = None, limits: httpx.Limits = LIMITS
+    ) -> None:
         self._fallback = fallback or httpx.AsyncHTTPTransport()
-        self._idle: dict[tuple[str, int], list[_Connection]] = {}
+        self._limits = limits
+        self._pools: dict[tuple[str, int], _Pool] = {}
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.url.scheme != "http" or "transfer-encoding" in request.headers:
@@ -38,41 +44,88 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         origin = (request.url.host, request.url.port or 80)
         body = b"".join([chunk async for chunk in request.stream])  # type: ignore[union-attr]
         data = _head(request) + body
-        connection = self._reused(origin)
-        if connection is None or not await _answered_again(connection, data, request, timeout):
-            connection = await _Connection.connect(origin, timeout.get("connect"))
-            if not connection.sent(data):
-                raise httpx.WriteError(f"{origin[0]}:{origin[1]} closed the connection")
-            await connection.answer(timeout.get("write"), timeout.get("read"))
+        pool = self._pools.get(origin) or self._pools.setdefault(origin, _Pool(self._limits))
+        await pool.take(timeout.get("pool"))
+        try:
+            connection = pool.reused()
+            if connection is None or not await _answered_again(connection, data, request, timeout):
+                connection = await pool.connect(origin, timeout.get("connect"))
+                if not connection.sent(data):
+                    raise httpx.WriteError(f"{origin[0]}:{origin[1]} closed the connection")
+                await connection.answer(timeout.get("write"), timeout.get("read"))
+        except BaseException:
+            pool.give_back(None)
+            raise
         return httpx.Response(
             connection.status,
             headers=connection.headers,
-            stream=_Body(connection, timeout.get("read"), self._keep),
+            stream=_Body(connection, timeout.get("read"), pool),
             extensions={"http_version": b"HTTP/1.1"},
         )
 
     async def aclose(self) -> None:
-        idle, self._idle = self._idle, {}
-        for connections in idle.values():
-            for connection in connections:
-                connection.close()
+        """Close every connection, idle or in use (their responses' readers get an error)."""
+        pools, self._pools = self._pools, {}
+        for pool in pools.values():
+            pool.close()
         await self._fallback.aclose()
 
-    def _reused(self, origin: tuple[str, int]) -> _Connection | None:
-        idle = self._idle.get(origin)
-        while idle:
-            connection = idle.pop()
-            if connection.open and not connection.readable:
+
+class _Pool:
+    """The connections to one origin: a slot for each open (requests wait for one), those idle
+    (most recently used first)."""
+
+    def __init__(self, limits: httpx.Limits) -> None:
+        unbounded = 1 << 30
+        self._slots = asyncio.Semaphore(limits.max_connections or unbounded)
+        kept = limits.max_keepalive_connections
+        self._max_idle = unbounded if kept is None else kept
+        self._expiry = limits.keepalive_expiry
+        self._idle: list[tuple[float, _Connection]] = []
+        self._open: weakref.WeakSet[_Connection] = weakref.WeakSet()
+
+    async def take(self, seconds: float | None) -> None:
+        """Wait for a slot, `seconds` at most."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise httpx.PoolTimeout("no connection to the server came free in time") from None
+
+    async def connect(self, origin: tuple[str, int], seconds: float | None) -> _Connection:
+        connection = await _Connection.connect(origin, seconds)
+        self._open.add(connection)
+        return connection
+
+    def reused(self) -> _Connection | None:
+        """An idle connection still fit for a request, if any (the others closed)."""
+        now = asyncio.get_running_loop().time()
+        while self._idle:
+            since, connection = self._idle.pop()
+            if self._expiry is not None and now - since >= self._expiry:
+                self._close_idle()  # those kept longer than this one
+            elif connection.open and not connection.readable:
                 return connection
             connection.close()
         return None
 
-    def _keep(self, connection: _Connection) -> None:
-        idle = self._idle.setdefault(connection.origin, [])
-        if len(idle) < IDLE_PER_HOST:
-            idle.append(connection)
-        else:
+    def give_back(self, connection: _Connection | None) -> None:
+        """Free a slot, keeping its connection idle if it can take another request."""
+        if connection is not None and connection.reusable and len(self._idle) < self._max_idle:
+            self._idle.append((asyncio.get_running_loop().time(), connection))
+        elif connection is not None:
             connection.close()
+        self._slots.release()
+
+    def close(self) -> None:
+        self._idle.clear()
+        for connection in list(self._open):
+            connection.close()
+
+    def _close_idle(self) -> None:
+        for _, connection in self._idle:
+            connection.close()
+        self._idle.clear()
 
 
 async def _answered_again(
@@ -259,17 +312,12 @@ class _Connection(asyncio.Protocol):
 
 
 class _Body(httpx.AsyncByteStream):
-    """A response's body as it arrives; the connection goes back to be kept once read whole."""
+    """A response's body as it arrives; its connection goes back to the pool once closed."""
 
-    def __init__(
-        self,
-        connection: _Connection,
-        timeout: float | None,
-        keep: Callable[[_Connection], None],
-    ) -> None:
+    def __init__(self, connection: _Connection, timeout: float | None, pool: _Pool) -> None:
         self._connection = connection
         self._timeout = timeout
-        self._keep = keep
+        self._pool: _Pool | None = pool
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         connection = self._connection
@@ -283,8 +331,8 @@ class _Body(httpx.AsyncByteStream):
             await connection.changed(self._timeout)
 
     async def aclose(self) -> None:
-        connection = self._connection
-        if connection.reusable and not connection.chunks:
-            self._keep(connection)
-        else:
-            connection.close()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            if self._connection.chunks:  # left unread
+                self._connection.close()
+            pool.give_back(self._connection)
