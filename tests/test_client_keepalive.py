@@ -23,12 +23,14 @@ class RawServer:
     """A loopback HTTP/1.1 server on plain sockets that ends each connection after `kept`
     requests, the last one answered or not (`answers_last`): a server closing connections it
     keeps idle. Each answer is kept alive, its body the port of the caller. It records each
-    request's method (`methods`), and sets `closed` whenever a connection ended."""
+    request's method (`methods`) and each connection's port (`peers`), and sets `closed`
+    whenever a connection ended."""
 
     def __init__(self, kept: int, answers_last: bool = True) -> None:
         self.kept = kept
         self.answers_last = answers_last
         self.methods: list[str] = []
+        self.peers: set[int] = set()
         self.closed = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/"
@@ -51,6 +53,7 @@ class RawServer:
             threading.Thread(target=self._serve, args=(peer, address[1]), daemon=True).start()
 
     def _serve(self, peer: socket.socket, port: int) -> None:
+        self.peers.add(port)
         with peer, peer.makefile("rb") as reader:
             for n in range(1, self.kept + 1):
                 head = [line for line in iter(reader.readline, b"\r\n") if line]
@@ -224,3 +227,28 @@ async def test_a_connection_idle_longer_than_the_keepalive_expiry_is_not_reused(
         async with httpx.AsyncClient(transport=transport) as http:
             answers = [(await http.post(f"{url}/peer", content=f"#{n}")).json() for n in range(2)]
     assert answers[0]["port"] != answers[1]["port"]
+
+
+async def test_a_stream_its_reader_leaves_early_closes_its_connection_and_frees_it() -> None:
+    ended = threading.Event()
+    with serve_app(endless_app(ended)) as url:
+        async with httpx.AsyncClient(transport=one_connection(), timeout=5) as http:
+            async with http.stream("GET", f"{url}/events") as response:
+                async for line in response.aiter_lines():
+                    assert line == "data: tick"
+                    break
+            assert await asyncio.to_thread(ended.wait, 5)
+            ended.clear()
+            async with http.stream("GET", f"{url}/events") as response:
+                assert await anext(response.aiter_lines()) == "data: tick"
+            assert await asyncio.to_thread(ended.wait, 5)
+
+
+async def test_a_body_that_came_whole_but_was_left_unread_keeps_its_connection() -> None:
+    with RawServer(kept=2).running() as server:
+        async with httpx.AsyncClient(transport=KeepAliveTransport()) as http:
+            async with http.stream("GET", server.url) as response:
+                await response.aclose()  # the body, sent with the head, left unread
+            second = await http.get(server.url)
+    assert second.status_code == 200
+    assert server.methods == ["GET", "GET"] and len(server.peers) == 1

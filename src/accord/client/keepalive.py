@@ -110,7 +110,8 @@ class _Pool:
         return None
 
     def give_back(self, connection: _Connection | None) -> None:
-        """Free a slot, keeping its connection idle if it can take another request."""
+        """Free a slot, keeping its connection idle if it can take another request (its
+        response came whole, and neither side said to close it), else closing it."""
         if connection is not None and connection.reusable and len(self._idle) < self._max_idle:
             self._idle.append((asyncio.get_running_loop().time(), connection))
         elif connection is not None:
@@ -333,6 +334,7 @@ class _Body(httpx.AsyncByteStream):
     async def aclose(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
-            if self._connection.chunks:  # left unread
-                self._connection.close()
+            # A reader may stop early: the rest of a body that came whole is dropped and its
+            # connection kept; one still coming is closed with its connection (give_back).
+            self._connection.chunks.clear()
             pool.give_back(self._connection)
