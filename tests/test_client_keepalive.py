@@ -252,3 +252,10 @@ async def test_a_body_that_came_whole_but_was_left_unread_keeps_its_connection()
             second = await http.get(server.url)
     assert second.status_code == 200
     assert server.methods == ["GET", "GET"] and len(server.peers) == 1
+
+
+async def test_a_head_request_is_answered() -> None:
+    with serve_app(APP) as url:
+        async with httpx.AsyncClient(transport=KeepAliveTransport()) as http:
+            response = await http.head(f"{url}/chunks")
+    assert response.status_code == 200 and response.content == b""
