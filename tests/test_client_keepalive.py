@@ -259,3 +259,15 @@ async def test_a_head_request_is_answered() -> None:
         async with httpx.AsyncClient(transport=KeepAliveTransport()) as http:
             response = await http.head(f"{url}/chunks")
     assert response.status_code == 200 and response.content == b""
+
+
+def test_a_transport_serves_an_event_loop_after_another_ended() -> None:
+    transport = KeepAliveTransport()
+
+    async def ask(url: str) -> int:
+        http = httpx.AsyncClient(transport=transport)  # left open, as a long-lived one
+        return (await http.post(f"{url}/peer")).status_code
+
+    with serve_app(APP) as url:
+        assert asyncio.run(ask(url)) == 200
+        assert asyncio.run(ask(url)) == 200

@@ -48,7 +48,9 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         origin = (request.url.host, request.url.port or 80)
         body = b"".join([chunk async for chunk in request.stream])  # type: ignore[union-attr]
         data = _head(request) + body
-        pool = self._pools.get(origin) or self._pools.setdefault(origin, _Pool(self._limits))
+        pool = self._pools.get(origin)
+        if pool is None or pool.loop is not asyncio.get_running_loop():  # the first one ended
+            pool = self._pools[origin] = _Pool(self._limits)
         await pool.take(timeout.get("pool"))
         try:
             connection = pool.reused()
@@ -76,10 +78,11 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
 
 
 class _Pool:
-    """The connections to one origin: a slot for each open (requests wait for one), those idle
-    (most recently used first)."""
+    """The connections to one origin on one event loop: a slot for each open (requests wait
+    for one), those idle (most recently used last)."""
 
     def __init__(self, limits: httpx.Limits) -> None:
+        self.loop = asyncio.get_running_loop()
         unbounded = 1 << 30
         self._slots = asyncio.Semaphore(limits.max_connections or unbounded)
         kept = limits.max_keepalive_connections
