@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import select
+import weakref
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import cast
 
 import httptools
 import httpx
 
-IDLE_PER_HOST = 16
-"""Connections kept open per host between requests."""
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=16, keepalive_expiry=5)
+"""Connections open per origin, of them kept idle between requests, and seconds kept idle."""
 BUFFERED = 1 << 20
 """Bytes of a response body read ahead of its reader before the socket stops being read."""
+IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
+"""Methods whose request may be sent twice to the same effect (RFC 9110, section 9.2.2)."""
 
 
 class KeepAliveTransport(httpx.AsyncBaseTransport):
@@ -21,58 +25,137 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
     their whole body, on connections kept alive per host; responses parsed by httptools (as
     uvicorn's), their bodies (by length or chunked) streamed as they arrive. An accord
     `Client` call over it costs about a third less CPU than over httpx's own transport
-    (httpcore, anyio, h11). Other requests (`https://`, a body of unknown length) go to
-    httpx's own transport, `fallback`. Give it to a Client as `http_transport`."""
+    (httpcore, anyio, h11). Other requests (`https://`, a body of unknown length, `HEAD`) go to
+    httpx's own transport, `fallback`. `limits` are httpx's, counted per origin: a request
+    waits for a connection to the origin at most the pool timeout. Give it to a Client as
+    `http_transport`."""
 
-    def __init__(self, fallback: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self, fallback: httpx.AsyncBaseTransport | None = None, limits: httpx.Limits = LIMITS
+    ) -> None:
         self._fallback = fallback or httpx.AsyncHTTPTransport()
-        self._idle: dict[tuple[str, int], list[_Connection]] = {}
+        self._limits = limits
+        self._pools: dict[tuple[str, int], _Pool] = {}
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.url.scheme != "http" or "transfer-encoding" in request.headers:
+        if (
+            request.url.scheme != "http"
+            or "transfer-encoding" in request.headers
+            or request.method == "HEAD"  # a response without the body its head announces
+        ):
             return await self._fallback.handle_async_request(request)
         timeout = request.extensions.get("timeout", {})
         origin = (request.url.host, request.url.port or 80)
         body = b"".join([chunk async for chunk in request.stream])  # type: ignore[union-attr]
         data = _head(request) + body
-        connection = self._reused(origin)
-        if connection is None or not connection.sent(data):  # none idle, or closed meanwhile
-            connection = await _Connection.connect(origin, timeout.get("connect"))
-            if not connection.sent(data):
-                raise httpx.WriteError(f"{origin[0]}:{origin[1]} closed the connection")
+        pool = self._pools.get(origin)
+        if pool is None or pool.loop is not asyncio.get_running_loop():  # the first one ended
+            pool = self._pools[origin] = _Pool(self._limits)
+        await pool.take(timeout.get("pool"))
         try:
-            await connection.read_head(timeout.get("read"))
+            connection = pool.reused()
+            if connection is None or not await _answered_again(connection, data, request, timeout):
+                connection = await pool.connect(origin, timeout.get("connect"))
+                if not connection.sent(data):
+                    raise httpx.WriteError(f"{origin[0]}:{origin[1]} closed the connection")
+                await connection.answer(timeout.get("write"), timeout.get("read"))
         except BaseException:
-            connection.close()
+            pool.give_back(None)
             raise
         return httpx.Response(
             connection.status,
             headers=connection.headers,
-            stream=_Body(connection, timeout.get("read"), self._keep),
+            stream=_Body(connection, timeout.get("read"), pool),
             extensions={"http_version": b"HTTP/1.1"},
         )
 
     async def aclose(self) -> None:
-        idle, self._idle = self._idle, {}
-        for connections in idle.values():
-            for connection in connections:
-                connection.close()
+        """Close every connection, idle or in use (their responses' readers get an error)."""
+        pools, self._pools = self._pools, {}
+        for pool in pools.values():
+            pool.close()
         await self._fallback.aclose()
 
-    def _reused(self, origin: tuple[str, int]) -> _Connection | None:
-        idle = self._idle.get(origin)
-        while idle:
-            connection = idle.pop()
-            if connection.open:
+
+class _Pool:
+    """The connections to one origin on one event loop: a slot for each open (requests wait
+    for one), those idle (most recently used last)."""
+
+    def __init__(self, limits: httpx.Limits) -> None:
+        self.loop = asyncio.get_running_loop()
+        unbounded = 1 << 30
+        self._slots = asyncio.Semaphore(limits.max_connections or unbounded)
+        kept = limits.max_keepalive_connections
+        self._max_idle = unbounded if kept is None else kept
+        self._expiry = limits.keepalive_expiry
+        self._idle: list[tuple[float, _Connection]] = []
+        self._open: weakref.WeakSet[_Connection] = weakref.WeakSet()
+
+    async def take(self, seconds: float | None) -> None:
+        """Wait for a slot, `seconds` at most."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise httpx.PoolTimeout("no connection to the server came free in time") from None
+
+    async def connect(self, origin: tuple[str, int], seconds: float | None) -> _Connection:
+        connection = await _Connection.connect(origin, seconds)
+        self._open.add(connection)
+        return connection
+
+    def reused(self) -> _Connection | None:
+        """An idle connection still fit for a request, if any (the others closed)."""
+        now = asyncio.get_running_loop().time()
+        while self._idle:
+            since, connection = self._idle.pop()
+            if self._expiry is not None and now - since >= self._expiry:
+                self._close_idle()  # those kept longer than this one
+            elif connection.open and not connection.readable:
                 return connection
+            connection.close()
         return None
 
-    def _keep(self, connection: _Connection) -> None:
-        idle = self._idle.setdefault(connection.origin, [])
-        if len(idle) < IDLE_PER_HOST:
-            idle.append(connection)
-        else:
+    def give_back(self, connection: _Connection | None) -> None:
+        """Free a slot, keeping its connection idle if it can take another request (its
+        response came whole, and neither side said to close it), else closing it."""
+        if connection is not None and connection.reusable and len(self._idle) < self._max_idle:
+            self._idle.append((asyncio.get_running_loop().time(), connection))
+        elif connection is not None:
             connection.close()
+        self._slots.release()
+
+    def close(self) -> None:
+        self._idle.clear()
+        for connection in list(self._open):
+            connection.close()
+
+    def _close_idle(self) -> None:
+        for _, connection in self._idle:
+            connection.close()
+        self._idle.clear()
+
+
+async def _answered_again(
+    connection: _Connection, data: bytes, request: httpx.Request, timeouts: dict[str, float | None]
+) -> bool:
+    """Send a request on a kept-alive connection and read the head of its response; False
+    when the request may go again on a fresh connection instead.
+
+    A server may close a connection it keeps idle at any moment, even as a request is on its
+    way. A request is sent again only when that cannot repeat its effect: when the connection
+    was found closed before anything was written, or when the server closed it before
+    answering a byte and the method is idempotent; a server may act on a request and fail
+    before it answers, so other methods get the error."""
+    if not connection.sent(data):
+        return False
+    try:
+        await connection.answer(timeouts.get("write"), timeouts.get("read"))
+    except httpx.RemoteProtocolError:
+        if connection.answered or request.method not in IDEMPOTENT:
+            raise
+        return False
+    return True
 
 
 def _head(request: httpx.Request) -> bytes:
@@ -93,10 +176,14 @@ class _Connection(asyncio.Protocol):
         self.complete = False
         self._buffered = 0
         self._changed = asyncio.Event()
+        self._writable = asyncio.Event()
+        self._writable.set()
         self._transport: asyncio.Transport | None = None
         self._parser: httptools.HttpResponseParser | None = None
         self._head_done = False
         self._keep_alive = False
+        self.answered = False
+        """Whether any byte came in since the last request was sent."""
 
     @classmethod
     async def connect(cls, origin: tuple[str, int], seconds: float | None) -> _Connection:
@@ -117,6 +204,15 @@ class _Connection(asyncio.Protocol):
         return not self.closed and transport is not None and not transport.is_closing()
 
     @property
+    def readable(self) -> bool:
+        """Whether the socket has something to read: idle, it is the server's close not yet
+        seen by the event loop (or bytes out of turn), so the connection is not reused."""
+        assert self._transport is not None
+        poller = select.poll()
+        poller.register(self._transport.get_extra_info("socket").fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+
+    @property
     def reusable(self) -> bool:
         return self.complete and self._keep_alive and self.open
 
@@ -127,6 +223,7 @@ class _Connection(asyncio.Protocol):
         self.status, self.headers, self.complete, self._head_done = 0, [], False, False
         self.chunks.clear()
         self._buffered = 0
+        self.answered = False
         self._parser = httptools.HttpResponseParser(self)
         try:
             self._transport.write(data)
@@ -135,9 +232,21 @@ class _Connection(asyncio.Protocol):
             return False
         return True
 
-    async def read_head(self, seconds: float | None) -> None:
-        while not self._head_done:
-            await self.changed(seconds)
+    async def answer(self, write: float | None, read: float | None) -> None:
+        """Wait for the request to be written (`write` seconds at most) and the response's
+        head to come (`read`); the connection is closed if either does not."""
+        try:
+            async with asyncio.timeout(write):
+                await self._writable.wait()
+        except TimeoutError:
+            self.close()
+            raise httpx.WriteTimeout("the server did not take the request in time") from None
+        try:
+            while not self._head_done:
+                await self.changed(read)
+        except BaseException:
+            self.close()
+            raise
 
     async def changed(self, seconds: float | None) -> None:
         """Wait for the next part of the response (ReadTimeout after `seconds`; an error
@@ -166,6 +275,7 @@ class _Connection(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
 
     def data_received(self, data: bytes) -> None:
+        self.answered = True
         if self._parser is None:  # nothing asked: the server should not talk
             self.close()
             return
@@ -181,6 +291,13 @@ class _Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self._changed.set()
+        self._writable.set()
+
+    def pause_writing(self) -> None:
+        self._writable.clear()
+
+    def resume_writing(self) -> None:
+        self._writable.set()
 
     # httptools callbacks
     def on_header(self, name: bytes, value: bytes) -> None:
@@ -203,17 +320,12 @@ class _Connection(asyncio.Protocol):
 
 
 class _Body(httpx.AsyncByteStream):
-    """A response's body as it arrives; the connection goes back to be kept once read whole."""
+    """A response's body as it arrives; its connection goes back to the pool once closed."""
 
-    def __init__(
-        self,
-        connection: _Connection,
-        timeout: float | None,
-        keep: Callable[[_Connection], None],
-    ) -> None:
+    def __init__(self, connection: _Connection, timeout: float | None, pool: _Pool) -> None:
         self._connection = connection
         self._timeout = timeout
-        self._keep = keep
+        self._pool: _Pool | None = pool
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         connection = self._connection
@@ -227,8 +339,9 @@ class _Body(httpx.AsyncByteStream):
             await connection.changed(self._timeout)
 
     async def aclose(self) -> None:
-        connection = self._connection
-        if connection.reusable and not connection.chunks:
-            self._keep(connection)
-        else:
-            connection.close()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            # A reader may stop early: the rest of a body that came whole is dropped and its
+            # connection kept; one still coming is closed with its connection (give_back).
+            self._connection.chunks.clear()
+            pool.give_back(self._connection)
