@@ -1,8 +1,9 @@
 """CPU time (user + sys) the `accord` command spends starting: median of N runs.
 
 `python bench/startup.py [--runs N]` times `accord send --help`, `accord serve --help`,
-`accord push failures --store memory`, and `accord serve accord.samples.echo:agent --store
-memory` up to its first answered request (the server's CPU read from /proc then). Wall time
+`accord push failures --store memory`, `accord serve accord.samples.echo:agent --store
+memory` up to its first answered request (the server's CPU read from /proc then), and
+`accord send URL hello` to that server. Wall time
 moves with the machine's load; CPU time much less, but still some: compare medians.
 """
 
@@ -42,29 +43,30 @@ def free_port() -> int:
         return port
 
 
-def server_start_cpu() -> float:
-    """Seconds of CPU a memory-store echo server takes until it answers its card."""
+def serve() -> tuple[subprocess.Popen[bytes], str, float]:
+    """A memory-store echo server, its URL and the seconds of CPU it took to answer its card."""
     port = free_port()
     server = subprocess.Popen(
         [*ACCORD, "serve", "accord.samples.echo:agent", "--store", "memory", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    try:
-        url = f"http://127.0.0.1:{port}/.well-known/agent-card.json"
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=5):
-                    break
-            except OSError:
-                time.sleep(0.02)
-        with open(f"/proc/{server.pid}/stat") as stat:
-            fields = stat.read().rpartition(")")[2].split()
-        ticks = int(fields[11]) + int(fields[12])  # utime, stime
-        return ticks / os.sysconf("SC_CLK_TCK")
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    url = f"http://127.0.0.1:{port}"
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/.well-known/agent-card.json", timeout=5):
+                break
+        except OSError:
+            time.sleep(0.02)
+    with open(f"/proc/{server.pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    return server, url, ticks / os.sysconf("SC_CLK_TCK")
+
+
+def stopped(server: subprocess.Popen[bytes]) -> None:
+    server.terminate()
+    server.wait(timeout=30)
 
 
 def main() -> None:
@@ -76,8 +78,18 @@ def main() -> None:
         for name, arguments in COMMANDS.items():
             cpu = statistics.median(command_cpu(arguments) for _ in range(runs))
             print(f"accord {name}: {cpu:.2f} s CPU")
-        cpu = statistics.median(server_start_cpu() for _ in range(runs))
-        print(f"accord serve (to first answer): {cpu:.2f} s CPU")
+        starts = []
+        for _ in range(runs):
+            server, url, cpu = serve()
+            starts.append(cpu)
+            stopped(server)
+        print(f"accord serve (to first answer): {statistics.median(starts):.2f} s CPU")
+        server, url, _ = serve()
+        try:
+            cpu = statistics.median(command_cpu(["send", url, "hello"]) for _ in range(runs))
+            print(f"accord send URL hello: {cpu:.2f} s CPU")
+        finally:
+            stopped(server)
 
 
 if __name__ == "__main__":

@@ -266,3 +266,10 @@ def test_serving_on_the_memory_store_loads_no_sqlalchemy() -> None:
         "using_store('memory', lambda store: asyncio.sleep(0))\n"
     )
     assert not any(name.startswith("sqlalchemy") for name in modules_loaded_by(script))
+
+
+@pytest.mark.processes
+def test_the_commands_that_talk_to_an_agent_load_the_keys_only_to_verify_a_card() -> None:
+    loaded = modules_loaded_by("import accord.cli.agent_commands")
+
+    assert not any(name.startswith(KEYS) for name in loaded)
