@@ -57,6 +57,8 @@ def serve() -> tuple[subprocess.Popen[bytes], str, float]:
             with urllib.request.urlopen(f"{url}/.well-known/agent-card.json", timeout=5):
                 break
         except OSError:
+            if server.poll() is not None:
+                raise SystemExit(f"the server ended ({server.returncode}), unanswered") from None
             time.sleep(0.02)
     with open(f"/proc/{server.pid}/stat") as stat:
         fields = stat.read().rpartition(")")[2].split()
