@@ -273,3 +273,11 @@ def test_the_commands_that_talk_to_an_agent_load_the_keys_only_to_verify_a_card(
     loaded = modules_loaded_by("import accord.cli.agent_commands")
 
     assert not any(name.startswith(KEYS) for name in loaded)
+
+
+@pytest.mark.processes
+def test_the_server_config_loads_no_app() -> None:
+    """`accord serve --help` reads the options from `accord.server.config`, not the app."""
+    loaded = modules_loaded_by("import accord.server.config")
+
+    assert loaded.isdisjoint({"accord.server.app", "accord.server.service"})
