@@ -235,3 +235,49 @@ def test_a_client_loads_the_keys_only_when_trusted_keys_are_used() -> None:
     plain, trusting = result.stdout.splitlines()
     assert plain == "[]"
     assert "'accord.keys'" in trusting and "'jwt'" in trusting
+
+
+def modules_loaded_by(script: str) -> set[str]:
+    """The modules a fresh interpreter has loaded once it ran `script`."""
+    check = f"import sys\n{script}\nprint(' '.join(sys.modules))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(result.stdout.split())
+
+
+@pytest.mark.processes
+def test_one_module_of_the_client_loads_only_what_it_needs() -> None:
+    """The server's CLI reports a missing credential (`accord.client.credentials`) without
+    loading the rest of the client: the client itself, its transports, the card resolver."""
+    loaded = modules_loaded_by("import accord.client.credentials")
+
+    assert loaded.isdisjoint(
+        {"accord.client.client", "accord.client.transports", "accord.client.card_resolver"}
+    )
+
+
+@pytest.mark.processes
+def test_serving_on_the_memory_store_loads_no_sqlalchemy() -> None:
+    script = (
+        "import asyncio\n"
+        "from accord.cli.storage import prepare_store, using_store\n"
+        "prepare_store('memory', 'Echo')\n"
+        "using_store('memory', lambda store: asyncio.sleep(0))\n"
+    )
+    assert not any(name.startswith("sqlalchemy") for name in modules_loaded_by(script))
+
+
+@pytest.mark.processes
+def test_the_commands_that_talk_to_an_agent_load_the_keys_only_to_verify_a_card() -> None:
+    loaded = modules_loaded_by("import accord.cli.agent_commands")
+
+    assert not any(name.startswith(KEYS) for name in loaded)
+
+
+@pytest.mark.processes
+def test_the_server_config_loads_no_app() -> None:
+    """`accord serve --help` reads the options from `accord.server.config`, not the app."""
+    loaded = modules_loaded_by("import accord.server.config")
+
+    assert loaded.isdisjoint({"accord.server.app", "accord.server.service"})

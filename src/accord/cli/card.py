@@ -10,9 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from accord.cli.errors import reports_errors
-from accord.client.card_keys import card_jwks_url
 from accord.client.card_resolver import check_signature, fetch_card_document
-from accord.keys import JwksClient
 
 
 class ShowByDefault(TyperGroup):
@@ -53,6 +51,10 @@ def verify(
 
 
 async def _verify(url: str, jwks: str | None) -> tuple[str, str]:
+    # Here, not above: jwt and cryptography would cost every command beside `card` ~0.1 s.
+    from accord.client.card_keys import card_jwks_url
+    from accord.keys import JwksClient
+
     async with httpx.AsyncClient(timeout=10.0) as http:
         source, document = await fetch_card_document(http, url)
         keys = JwksClient(jwks or card_jwks_url(document, source), http=http)

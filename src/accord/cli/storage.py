@@ -132,12 +132,14 @@ def pool_warning(url: str, pool_size: int | None) -> str | None:
 
 def upgrade_schema(url: str) -> str:
     """Create or upgrade the schema of the store at `url`; says what it did."""
+    if url == MEMORY:  # before SQLAlchemy is loaded, which a memory store never needs
+        return "the memory store has no schema"
     from accord.store.sql import SqlTaskStore
 
     async def upgrade() -> str:
         store = open_store(url)
         if not isinstance(store, SqlTaskStore):
-            return "the memory store has no schema" if url == MEMORY else f"{url} has no schema"
+            return f"{url} has no schema"
         try:
             result = await store.upgrade()
         finally:
@@ -171,29 +173,42 @@ def using_store(url: str, use: Callable[[TaskStore], Awaitable[T]]) -> T:
 @contextmanager
 def _reported(url: str) -> Iterator[None]:
     """Turn what can go wrong opening a store into the CLI's one-line errors."""
-    from sqlalchemy.exc import DBAPIError, SQLAlchemyError
-
-    from accord.store.sql import SchemaVersionError
-
     try:
         yield
     except (ValueError, ImportError, OverflowError) as exc:  # OverflowError: a port > 65535
         raise BadArgument(f"--store {display_url(url)}: {exc}") from None
     except StoreOfAnotherAgent as exc:
         fail(f"error: {display_url(url)}: {exc}")
-    except (SQLAlchemyError, OSError, SchemaVersionError) as exc:
-        reason = exc.orig if isinstance(exc, DBAPIError) else exc
+    except _failures_opening() as exc:  # called only once something is raised
+        reason = _database_reason(exc)
         first_line = str(reason).strip().splitlines()[0] if str(reason).strip() else repr(reason)
         fail(f"error: cannot open the task store {display_url(url)}: {first_line}")
 
 
+def _failures_opening() -> tuple[type[Exception], ...]:
+    """What a store raises when it cannot open: SQLAlchemy is loaded only then, so that a
+    memory store never loads it."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from accord.store.sql import SchemaVersionError
+
+    return OSError, SQLAlchemyError, SchemaVersionError
+
+
+def _database_reason(exc: Exception) -> BaseException | None:
+    """The database driver's own error beneath SQLAlchemy's wrapper, or `exc` itself."""
+    from sqlalchemy.exc import DBAPIError
+
+    return exc.orig if isinstance(exc, DBAPIError) else exc
+
+
 def display_url(url: str) -> str:
     """The store URL with any password hidden."""
+    if url == MEMORY:
+        return "memory (lost when the server stops)"
     from sqlalchemy import make_url
     from sqlalchemy.exc import ArgumentError
 
-    if url == MEMORY:
-        return "memory (lost when the server stops)"
     try:
         return make_url(url).render_as_string(hide_password=True)
     except (ArgumentError, ValueError):
