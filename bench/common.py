@@ -68,6 +68,7 @@ class ServerSpec:
     store: str = "memory"  # accord's store: memory, or sqlite (a new file for each server)
     workers: int = 1  # server processes (`accord serve --workers`, `uvicorn --workers`)
     node: bool = False  # a script of bench/servers run by Node (`target` is its file name)
+    options: tuple[str, ...] = ()  # more `accord serve` options
 
     def command(self, port: int, workdir: Path) -> list[str]:
         if self.node:
@@ -80,7 +81,7 @@ class ServerSpec:
         if accord_has_store_option():
             url = "memory" if self.store == "memory" else f"sqlite:///{workdir}/accord.db"
             common += ["--store", url]
-        return [str(self.python.with_name("accord")), "serve", self.target, *common]
+        return [str(self.python.with_name("accord")), "serve", self.target, *common, *self.options]
 
     def cpus(self) -> str:
         """The CPUs the server runs on: the server CPU alone for one process; for several, as

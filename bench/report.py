@@ -275,7 +275,14 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str]]:
     idle = _find(results.get("memory", []), server="accord", streams=10000)
     name = "10,000 idle SSE streams ≤ 1 GiB RSS"
     if idle and "rss_mib" in idle:
-        checks.append(_check(name, idle["rss_mib"] <= 1024, f"{idle['rss_mib']:,.0f} MiB"))
+        held = idle["open_streams"]
+        checks.append(
+            _check(
+                name,
+                idle["rss_mib"] <= 1024 and held == 10000,
+                f"{idle['rss_mib']:,.0f} MiB ({held:,} streams held)",
+            )
+        )
     else:
         checks.append(_check(name, None, idle["status"] if idle else "not measured"))
     for version in ("0.3", "1.0"):

@@ -17,6 +17,7 @@ import platform
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +167,9 @@ def bench_memory(s: Settings) -> list[dict[str, Any]]:
     rows = []
     for spec in (ACCORD_CHUNKS, PEER_CHUNKS):
         for count in s.streams:
-            with serve(spec) as server:
+            # accord refuses connections past --max-connections (1,000 by default)
+            held = replace(spec, options=("--max-connections", str(count + 100)))
+            with serve(held if spec.accord else spec) as server:
                 stream_chunks(server, 10, 1, 5, CASE_TIMEOUT)  # warm-up
 
                 def measure(server: Any = server, count: int = count) -> Any:
