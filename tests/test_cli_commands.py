@@ -133,7 +133,7 @@ def test_the_root_help_loads_no_command_and_no_client() -> None:
     loaded = found.stdout.splitlines()[-1].split()
     assert loaded == [
         *("accord", "accord.cli", "accord.cli.credentials", "accord.cli.exit_codes"),
-        "accord.cli.main",
+        *("accord.cli.main", "accord.lazy_exports"),
     ]
 
 

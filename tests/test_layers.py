@@ -23,6 +23,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": {"types"},
     "core": BASE,
     "language": set(),  # the chat model the samples and the host read requests with
+    "lazy_exports": set(),  # a package's names loaded on first use: accord's, client's, server's
     "extensions": CORE,
     "agents": CORE,
     "codecs": CORE,
@@ -34,10 +35,11 @@ ALLOWED: dict[str, set[str]] = {
     "grpc": CORE | {"codecs"},
     "runtime": CORE | {"agents", "store", "keys", "web"},
     "server": CORE
-    | {"extensions", "agents", "codecs", "store", "runtime", "grpc", "keys", "auth", "web"},
-    "client": CORE | {"codecs", "grpc", "keys"},
+    | {"extensions", "agents", "codecs", "store", "runtime", "grpc", "keys", "auth", "web",
+       "lazy_exports"},
+    "client": CORE | {"codecs", "grpc", "keys", "lazy_exports"},
     "integrations": CORE | {"agents"},  # framework adapters: the agents API only
-    "accord": {"errors", "agents", "client", "server"},  # `accord.X`, each loaded on first use
+    "accord": {"errors", "agents", "client", "server", "lazy_exports"},  # `accord.X`, each loaded on first use
     "samples": CORE | {"accord", "extensions", "agents", "language", "mcp"},
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
     "gateway": CORE | {"agents", "client", "extensions"},  # an Agent whose executor is a Client

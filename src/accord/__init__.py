@@ -5,6 +5,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from accord.lazy_exports import lazy_exports
+
 if TYPE_CHECKING:
     from accord.agents import Agent, AgentExecutor, RequestContext, TaskUpdater, agent
     from accord.client import Client, SyncClient
@@ -46,15 +48,13 @@ __all__ = [
 ]
 
 
+_exported = lazy_exports(__name__, _WHERE)
+
+
 def __getattr__(name: str) -> Any:
     if name == "gateway":  # a package, called as a function (`accord.gateway(url)`)
         return import_module("accord.gateway")
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'accord' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+    return _exported(name)
 
 
 def __dir__() -> list[str]:
