@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "ui"
 WAIT_MS = 15_000
+expect.set_options(timeout=WAIT_MS)  # assertions wait as long as actions: a loaded machine
 AXE = Path(__file__).resolve().parent / "js" / "node_modules" / "axe-core" / "axe.min.js"
 
 
