@@ -39,7 +39,7 @@ ALLOWED: dict[str, set[str]] = {
        "lazy_exports"},
     "client": CORE | {"codecs", "grpc", "keys", "lazy_exports"},
     "integrations": CORE | {"agents"},  # framework adapters: the agents API only
-    "accord": {"errors", "agents", "client", "server", "lazy_exports"},  # `accord.X`, each loaded on first use
+    "accord": {"errors", "agents", "client", "server", "lazy_exports"},  # each loaded on use
     "samples": CORE | {"accord", "extensions", "agents", "language", "mcp"},
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
     "gateway": CORE | {"agents", "client", "extensions"},  # an Agent whose executor is a Client
