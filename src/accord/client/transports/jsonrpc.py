@@ -24,6 +24,7 @@ from accord.client.transports.base import (
     event_id,
     is_event_stream,
     json_body,
+    parsed_url,
     waiting_as_told,
 )
 from accord.codecs.base import ClientCall, ClientCodec
@@ -51,7 +52,7 @@ class JsonRpcTransport(Transport):
         request_id = next(self._ids)
         with http_errors("POST", self.url):
             response = await self._http.post(
-                self.url,
+                parsed_url(self.url),
                 content=self._request(request_id, call, params),
                 headers=self._request_headers(accept=JSON),
             )
@@ -70,7 +71,7 @@ class JsonRpcTransport(Transport):
         content = self._request(request_id, call, params)
         with http_errors("POST", self.url):
             async with self._http.stream(
-                "POST", self.url, content=content, headers=headers
+                "POST", parsed_url(self.url), content=content, headers=headers
             ) as response:
                 note_activated(response.headers)
                 if not is_event_stream(response):

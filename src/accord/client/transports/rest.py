@@ -21,6 +21,7 @@ from accord.client.transports.base import (
     event_id,
     is_event_stream,
     json_body,
+    parsed_url,
     waiting_as_told,
 )
 from accord.codecs.base import ClientCall, ClientCodec
@@ -57,7 +58,7 @@ class RestTransport(Transport):
         with http_errors(request.verb, url):
             response = await self._http.request(
                 request.verb,
-                url,
+                parsed_url(url),
                 params=request.query,
                 json=request.body,
                 headers=self._request_headers(accept=JSON),
@@ -75,7 +76,11 @@ class RestTransport(Transport):
         headers = self._request_headers(accept=EVENT_STREAM, last_event_id=last_event_id)
         with http_errors(request.verb, url):
             async with self._http.stream(
-                request.verb, url, params=request.query, json=request.body, headers=headers
+                request.verb,
+                parsed_url(url),
+                params=request.query,
+                json=request.body,
+                headers=headers,
             ) as response:
                 note_activated(response.headers)
                 if not is_event_stream(response):
