@@ -23,6 +23,17 @@ from agents_for_tests import SAFETY_TIMEOUT
 TESTS_DIR = Path(__file__).resolve().parent
 
 CARD_PATH = "/.well-known/agent-card.json"
+SERVING_COMMANDS = pytest.mark.parametrize(
+    ("command", "args", "ready_path"),
+    [
+        ("serve", ("accord.samples.echo:agent", "--store", "memory"), CARD_PATH),
+        ("registry", ("serve",), CARD_PATH),
+        ("ui", ("--log-level", "info"), "/"),  # uvicorn then says when it listens
+    ],
+    ids=["serve", "registry", "ui"],
+)
+"""The commands serving HTTP (`command`, `args`, the path that answers once it listens), for a
+test taking them as parameters."""
 STARTUP_TIMEOUT = 60.0
 """Upper bound for a server to start listening: importing it alone can take over
 SAFETY_TIMEOUT on a loaded machine (tests run niced), so this only guards a hang."""

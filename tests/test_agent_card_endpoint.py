@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime, parsedate_to_datetime
@@ -233,3 +234,23 @@ async def test_a_different_card_has_a_different_etag(http: httpx.AsyncClient) ->
 
 async def test_jsonrpc_endpoint_does_not_answer_get(http: httpx.AsyncClient) -> None:
     assert (await http.get("/")).status_code == 405
+
+
+async def test_a_changed_card_is_served_anew_with_the_time_it_changed() -> None:
+    agent = make_agent()
+    with served(create_app(agent)) as url:
+        async with httpx.AsyncClient(base_url=url) as http:
+            before = await http.get(PATHS[0])
+            await asyncio.sleep(1.1)  # HTTP dates have whole seconds
+            agent.change_card(agent.card("").model_copy(update={"name": "Renamed"}))
+            stale = {"If-None-Match": before.headers["etag"]}
+            after = await http.get(PATHS[0], headers=stale)
+            dated = {"If-Modified-Since": before.headers["last-modified"]}
+            since = await http.get(PATHS[0], headers=dated)
+            same = await http.get(PATHS[0], headers={"If-None-Match": after.headers["etag"]})
+    assert after.status_code == 200 and after.json()["name"] == "Renamed"
+    assert after.headers["etag"] != before.headers["etag"]
+    assert parsedate_to_datetime(after.headers["last-modified"]) > parsedate_to_datetime(
+        before.headers["last-modified"]
+    )
+    assert since.status_code == 200 and same.status_code == 304

@@ -114,6 +114,23 @@ def test_push_listen_prints_each_verified_notification(agent_url: str) -> None:
     assert any("refused: the X-A2A-Notification-Signature header is missing" in e for e in errors)
 
 
+def test_push_listen_closes_a_connection_asking_to_upgrade(agent_url: str) -> None:
+    """The webhook applies the server's connection limits: a request asking to upgrade
+    (which uvicorn's own handshake would hold open forever) is answered and closed."""
+    with (
+        listening("--agent", agent_url) as (port, _lines, _errors),
+        socket.create_connection(("127.0.0.1", port), timeout=SAFETY_TIMEOUT) as connection,
+    ):
+        connection.sendall(
+            b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nContent-Length: 2\r\n\r\n{}"
+        )
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 4"), answer
+
+
 def test_push_set_get_list_delete(agent_url: str) -> None:
     sent = run_accord("send", agent_url, "keep me", "--json")
     task_id = json.loads(sent.stdout)["id"]

@@ -17,7 +17,7 @@ from accord import RequestContext, create_app
 from accord.cli.main import app as cli
 from accord.web.allowed_hosts import AllowedHosts
 from rpc import request, send_params, served
-from served_process import accord_serve
+from served_process import SERVING_COMMANDS, accord_serve
 
 CARD = "/.well-known/agent-card.json"
 
@@ -139,15 +139,7 @@ def test_allowed_hosts_are_answered_besides_the_served_names(tmp_path: Path) -> 
 
 
 @pytest.mark.processes
-@pytest.mark.parametrize(
-    ("command", "args", "ready_path"),
-    [
-        ("serve", ("accord.samples.echo:agent", "--store", "memory"), CARD),
-        ("registry", ("serve",), CARD),
-        ("ui", ("--log-level", "info"), "/"),  # uvicorn then says when it listens
-    ],
-    ids=["serve", "registry", "ui"],
-)
+@SERVING_COMMANDS
 def test_every_command_answers_the_address_it_is_bound_to(
     tmp_path: Path, command: str, args: tuple[str, ...], ready_path: str
 ) -> None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,7 +30,7 @@ from accord.store import InMemoryTaskStore
 from accord.types import new_id
 from agents_for_tests import SAFETY_TIMEOUT
 from rpc import request, send_params
-from served_process import accord_serve
+from served_process import SERVING_COMMANDS, accord_serve
 from services import redis_url
 
 
@@ -202,6 +204,47 @@ def test_a_long_url_is_refused(address: tuple[str, int]) -> None:
     assert answer.startswith(b"HTTP/1.1 414 "), answer[:200]
 
 
+_UPGRADE = "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+_HANDSHAKE = (
+    _UPGRADE + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+)
+
+
+def _get(path: str, host: str, extra: str) -> bytes:
+    return f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{extra}\r\n".encode()
+
+
+@pytest.mark.parametrize(
+    ("asked", "status"),
+    [
+        (_post(BODY, _UPGRADE), b"200"),
+        (_get("/.well-known/agent-card.json", "localhost", _HANDSHAKE), b"200"),
+        (_get("/", "elsewhere.example", _HANDSHAKE), b"400"),
+        (f"POST /x\r\nHost: localhost\r\n{_UPGRADE}\r\n".encode(), b"4"),
+    ],
+    ids=["a send asking to upgrade", "a WebSocket handshake", "to a Host refused", "no version"],
+)
+def test_a_request_asking_to_upgrade_is_answered_and_its_connection_closes(
+    address: tuple[str, int], asked: bytes, status: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A2A has no WebSocket binding: the request is answered as plain HTTP (uvicorn's
+    handshake would have waited forever on a POST), bytes sent after it change nothing, and
+    the connection ends after the answer, with no error logged. It ends lingering: bytes the
+    client still sends are drained, so they cannot reset the connection and lose the answer."""
+    caplog.set_level(logging.WARNING)
+    with _connect(address) as connection:
+        connection.sendall(asked)
+        connection.sendall(b"more bytes, after the request")
+        answer = _read_all(connection)
+        for _ in range(2):  # a closed socket would answer the first with a reset
+            connection.sendall(b"bytes sent after the answer")
+            time.sleep(0.05)
+    assert answer.startswith(b"HTTP/1.1 " + status), answer[:300]
+    assert b"connection: close" in answer.lower()
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert "WebSocket" not in caplog.text
+
+
 def test_connections_past_the_limit_are_refused_with_retry_after(
     address: tuple[str, int],
 ) -> None:
@@ -239,6 +282,20 @@ def test_accord_serve_applies_the_limits() -> None:
         with _connect(host_port) as connection:
             connection.sendall(b"POST / HT")
             assert _read_all(connection).startswith(b"HTTP/1.1 408 ")
+
+
+@pytest.mark.processes
+@SERVING_COMMANDS
+def test_every_server_command_closes_a_connection_asking_to_upgrade(
+    tmp_path: Path, command: str, args: tuple[str, ...], ready_path: str
+) -> None:
+    """What `accord serve` does with a request asking to upgrade, every command serving
+    HTTP does: answer it and close (the limits apply to each)."""
+    with accord_serve(*args, cwd=tmp_path, command=command, ready_path=ready_path) as served:
+        address = httpx.URL(served.url)
+        with _connect((address.host, address.port or 80)) as connection:
+            connection.sendall(_post(b"{}", _UPGRADE))
+            assert _read_all(connection).startswith(b"HTTP/1.1 ")
 
 
 # --- a reader that never reads ---------------------------------------------------------------
@@ -383,7 +440,7 @@ async def test_a_subscriber_that_never_reads_is_ended_not_grown(
             for seq in range(2, 500):
                 await events.publish(EventRecord("t-1", seq, None, False, b"{}"))
             await asyncio.sleep(0.5 if kind == "redis" else 0)
-            assert slow._queue.qsize() <= 51
+            assert len(slow._pending) <= 51
             with pytest.raises(bus.StreamOverrun) as ended:
                 await asyncio.wait_for(anext(slow), SAFETY_TIMEOUT)
             assert ended.value.data == {"lastEventId": 1}

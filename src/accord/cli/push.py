@@ -19,6 +19,7 @@ from accord.client.card_keys import AgentKeys
 from accord.keys import JwksClient
 from accord.keys.cards import TrustedKeys
 from accord.push import DeliveryIds, KeysUnavailable, NotificationRefused, SeenTokens, verify
+from accord.server.http_limits import HttpLimits
 from accord.types import PushNotificationConfig
 
 push_app = typer.Typer(
@@ -92,7 +93,14 @@ def listen(
 
     typer.echo(f"accord: serving a webhook at {audience} (verifying {agent}'s keys)", err=True)
     app = Starlette(routes=[Route("/" + path.lstrip("/"), receive, methods=["POST"])])
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        **HttpLimits().uvicorn_options(),
+    )
 
 
 def _state(status: Any) -> str | None:

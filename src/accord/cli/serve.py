@@ -394,9 +394,12 @@ _M_MMAP_THRESHOLD = -3
 
 
 def _tune_gc() -> None:
-    """Make the cyclic GC rarer: a server keeps many long-lived objects that it would walk
-    again and again, while requests make almost no reference cycles (measured in
-    docs/benchmarks.md: +30% Task-mode throughput, p99 at 50 connections 346 -> 80 ms)."""
+    """Keep what the server has loaded out of every collection (freeze) and make the young
+    collections rarer than the default, whose thresholds would walk the objects of requests
+    in flight again and again (+30% Task-mode throughput when it came in). A young collection
+    walks about as many objects as its threshold, in one pause: 10,000 is about 3-4 ms of CPU
+    (50,000 was 15-24 ms, the largest part of the p99 at 50 connections); the objects stores
+    keep per task are not tracked, so the collections cost the same in all (docs/benchmarks.md)."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(10_000, 20, 100)

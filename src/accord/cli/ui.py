@@ -10,6 +10,7 @@ import uvicorn
 
 from accord.cli import exposure, serve_options
 from accord.cli.errors import BadArgument, reports_errors
+from accord.server.http_limits import HttpLimits
 
 AGENTS_VARIABLE = "ACCORD_UI_AGENTS"
 TOKEN_VARIABLE = "ACCORD_UI_TOKEN"
@@ -126,4 +127,5 @@ def ui(
         log_level=log_level,
         access_log=False,
         timeout_graceful_shutdown=GRACEFUL_SECONDS,  # open pages' event streams never end
+        **HttpLimits().uvicorn_options(),
     )

@@ -54,9 +54,11 @@ class AgentCardEndpoint:
     are dressed with the interfaces the server answers (`interfaces`). A request naming
     `A2A-Version` 1.x gets the 1.0 AgentCard exactly; any other gets the union card of
     `accord.codecs.card`, which every version reads. The card last changed when the server
-    started (`Last-Modified`). With `keys`, each shape served carries a signature by the key
-    store's active key over exactly what it says (`accord.keys.cards`), naming the JWKS served
-    at `JWKS_PATH` (below the public URL, if the interfaces have one) as its `jku`.
+    started (`Last-Modified`), or later when the agent's card did (`Agent.card_revision`): it
+    is then rendered (and signed) again. With `keys`, each shape served carries a signature
+    by the key store's active key over exactly what it says (`accord.keys.cards`), naming the
+    JWKS served at `JWKS_PATH` (below the public URL, if the interfaces have one) as its
+    `jku`.
     """
 
     def __init__(
@@ -67,8 +69,12 @@ class AgentCardEndpoint:
         self.keys = keys
         self._signer = CardSigner(keys, interfaces.public_url) if keys is not None else None
         self._cache: dict[tuple[Which, CardShape, str, str], tuple[bytes, str]] = {}
-        self._started = int(time.time())  # HTTP dates have whole seconds
-        self._last_modified = formatdate(self._started, usegmt=True)
+        self._revision = agent.card_revision
+        self._changed_at(time.time())
+
+    def _changed_at(self, when: float) -> None:
+        self._changed = int(when)  # HTTP dates have whole seconds
+        self._last_modified = formatdate(self._changed, usegmt=True)
 
     async def jwks(self, request: Request) -> Response:
         document = self.keys.jwks() if self.keys is not None else {"keys": []}
@@ -91,6 +97,10 @@ class AgentCardEndpoint:
         shape = _shape(request)
         # With a public URL every card is the same whatever Host the request names.
         base_url = self.interfaces.public_url or str(request.base_url)
+        if self.agent.card_revision != self._revision:  # rendered again from now on
+            self._revision = self.agent.card_revision
+            self._cache.clear()
+            self._changed_at(self.agent.card_changed or time.time())
         body, etag = self._render(which, shape, base_url)
         headers = {
             "ETag": etag,
@@ -108,7 +118,7 @@ class AgentCardEndpoint:
         if if_none_match is not None:
             return _matches(if_none_match, etag)
         since = _http_date(request.headers.get("if-modified-since"))
-        return since is not None and since >= self._started
+        return since is not None and since >= self._changed
 
     def _render(self, which: Which, shape: CardShape, base_url: str) -> tuple[bytes, str]:
         kid = self.keys.active().kid if self.keys is not None else ""

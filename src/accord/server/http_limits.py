@@ -22,7 +22,8 @@ class HttpLimits:
     its line and headers may take `max_header_bytes` bytes in at most `max_headers` headers
     (else 431, or 414 for the URL alone). Past `max_connections` open connections in this
     worker, a new one gets 503 with `Retry-After` and is closed. An idle keep-alive
-    connection is closed after `keep_alive_timeout` seconds.
+    connection is closed after `keep_alive_timeout` seconds. A2A has no WebSocket binding:
+    a request asking to upgrade is answered as plain HTTP, and its connection then closes.
     """
 
     header_timeout: float = 10.0
@@ -37,7 +38,11 @@ class HttpLimits:
         `protocol_base` is another httptools protocol class to build on (TLS's, say)."""
         bases = (LimitedHttpProtocol,) + ((protocol_base,) if protocol_base else ())
         protocol = type("LimitedHttpProtocol", bases, {"limits": self})
-        return {"http": protocol, "timeout_keep_alive": max(1, math.ceil(self.keep_alive_timeout))}
+        return {
+            "http": protocol,
+            "ws": "none",  # uvicorn's handshake waits forever on a POST asking to upgrade
+            "timeout_keep_alive": max(1, math.ceil(self.keep_alive_timeout)),
+        }
 
 
 class _Refused(Exception):
@@ -50,9 +55,10 @@ class _Refused(Exception):
 
 
 _LINGER = 2.0
-"""Seconds a refused connection stays open to drain what the client was still sending."""
+"""Seconds a connection stays open after our end, to drain what the client still sends."""
 
 _REASONS = {
+    400: "Bad Request",
     503: "Service Unavailable",
     408: "Request Timeout",
     414: "URI Too Long",
@@ -71,6 +77,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     _timer: asyncio.TimerHandle | None = None
     _timer_at = math.inf
     _refusal: _Refused | None = None
+    _upgrade_asked = False
     _in_head = True
     _head_bytes = 0
     _header_bytes = 0
@@ -92,8 +99,8 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._refusal is not None:
-            return  # the rest of a refused request, read and dropped until the close
+        if self._refusal is not None or self._upgrade_asked:
+            return  # after a refused request or one asking to upgrade: dropped until the close
         was_in_head = self._in_head
         super().data_received(data)
         if was_in_head and self._in_head and self._refusal is None:
@@ -103,10 +110,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
                 self._refuse(_Refused(431, "the request's headers are too large"))
 
     def send_400_response(self, msg: str) -> None:
-        if self._refusal is None:
-            super().send_400_response(msg)
-        else:
-            self._refuse(self._refusal)
+        self._refuse(self._refusal or _Refused(400, msg))
 
     # parser callbacks
 
@@ -139,6 +143,15 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         else:
             self._arm(self.limits.body_timeout)
         super().on_headers_complete()
+        if self.parser.should_upgrade():
+            # The parser reads nothing past a request asking to upgrade (not even its body):
+            # the app answers it as it stands, and the connection ends with that answer.
+            self._upgrade_asked = True
+            self.cycle.keep_alive = False
+            self.cycle.transport = _ClosesLingering(self.transport, self.loop)  # type: ignore[assignment]
+
+    def _unsupported_upgrade_warning(self) -> None:
+        pass  # a client's request answered as plain HTTP: nothing for the operator to fix
 
     def on_message_complete(self) -> None:
         self._disarm()
@@ -205,11 +218,30 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         if status == 503:
             head += "retry-after: 1\r\n"
         self.transport.write(head.encode() + b"\r\n" + body)
-        # Closing now, with the client's bytes unread, would reset the connection and lose
-        # the answer: end our side, drop what still comes, close a moment later.
-        if self.transport.can_write_eof():
-            self.transport.write_eof()
-        self.loop.call_later(_LINGER, self.transport.close)
+        _close_lingering(self.transport, self.loop)
+
+
+def _close_lingering(transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+    """Closing at once, with the client's bytes unread, would reset the connection and could
+    lose the answer: end our side, drop what still comes, close a moment later."""
+    if transport.can_write_eof():
+        transport.write_eof()
+    loop.call_later(_LINGER, transport.close)
+
+
+class _ClosesLingering:
+    """A connection's transport whose `close` lingers, for the cycle of a request asking to
+    upgrade: it closes the connection after the answer, while the client may still send."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+
+    def close(self) -> None:
+        _close_lingering(self._transport, self._loop)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 def _has_body(headers: list[tuple[bytes, bytes]]) -> bool:

@@ -73,14 +73,15 @@ class JsonRpcBinding:
         request_id: JsonRpcId = None
         headers = request.headers
         query = request.query_params if request.scope.get("query_string") else _NO_QUERY
+        named = named_version(headers, query)
         # Errors before the method is known are shaped as the version the request names.
-        codec = CODECS[version_hint(headers, query)]
+        codec = CODECS[version_hint(named)]
         try:
             check_content_type(request)
             call = _parse_object(await read_body(request, self.max_body_bytes, self.body_budget))
             request_id = _request_id(call)
             method_name = _method(call)
-            codec, target = self._target(method_name, named_version(headers, query), codec)
+            codec, target = self._target(method_name, named, codec)
             inbound = Inbound(
                 "JSONRPC",
                 method_name,

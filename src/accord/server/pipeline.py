@@ -182,7 +182,7 @@ class RequestPipeline:
             if target.method.streaming:
                 reply.records = result
             else:
-                reply.body = target.method.encode(result)
+                reply.body = self._encoded(target.method, result, context)
                 if self.card_signer is not None and reply.body and isinstance(result, AgentCard):
                     reply.body = self.card_signer(reply.body, context.base_url)
         except A2AError as exc:
@@ -195,6 +195,21 @@ class RequestPipeline:
                 activated = [extension.uri for extension in context.extensions]
             reply.headers.update(extension_headers(activated))
         return reply
+
+    def _encoded(self, method: Method, result: Any, context: CallContext) -> bytes:
+        """The result's JSON: as the operation had it already, when that is what `method`
+        answers and nothing could have changed the result since (no hook or extension saw
+        it, that might have changed it in place)."""
+        known = context.result_json
+        if (
+            known is not None
+            and known[0] is result
+            and method.canonical
+            and not self.hooks
+            and not context.extensions
+        ):
+            return known[1]
+        return method.encode(result)
 
     def internal_error(self, exc: Exception, where: str) -> InternalError:
         """The error a caller gets for an unexpected exception: a reference to it in the log

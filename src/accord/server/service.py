@@ -50,6 +50,15 @@ class A2AService:
         self.runtime = runtime
         self.interfaces = interfaces if interfaces is not None else ServedInterfaces()
         self._template = agent.card("")
+        self._template_revision = agent.card_revision
+
+    @property
+    def _card(self) -> AgentCard:
+        """The agent's card as it is now (a gateway's changes with its upstreams)."""
+        if self._template_revision != self.agent.card_revision:
+            self._template = self.agent.card("")
+            self._template_revision = self.agent.card_revision
+        return self._template
 
     async def send_message(
         self,
@@ -81,7 +90,10 @@ class A2AService:
         finally:
             execution.close()
         task = execution.task or await self.runtime.get_task(execution.task_id, _owner(call))
-        return await _shaped(with_history(task, _history_length(params)), params, call)
+        shown = with_history(task, _history_length(params))
+        if shown is task and execution.ended_json is not None:
+            call.result_json = (task, execution.ended_json)
+        return await _shaped(shown, params, call)
 
     async def stream_message(
         self,
@@ -225,18 +237,18 @@ class A2AService:
             await sender.guard.check_config(config)
 
     def _require_push(self) -> None:
-        if not self._template.capabilities.push_notifications:
+        if not self._card.capabilities.push_notifications:
             raise PushNotificationNotSupported("this agent does not send push notifications")
 
     def _require_streaming(self) -> None:
-        if not self._template.capabilities.streaming:
+        if not self._card.capabilities.streaming:
             raise UnsupportedOperation("this agent does not support streaming")
 
     def _check_output_modes(self, params: MessageSendParams) -> None:
         accepted = params.configuration and params.configuration.accepted_output_modes
-        if accepted and not any_accepted(self._template.default_output_modes, accepted):
+        if accepted and not any_accepted(self._card.default_output_modes, accepted):
             raise ContentTypeNotSupported(
-                f"the agent produces {', '.join(self._template.default_output_modes)}; "
+                f"the agent produces {', '.join(self._card.default_output_modes)}; "
                 f"none of the accepted output modes ({', '.join(accepted)}) match"
             )
 
