@@ -11,15 +11,25 @@ from types import TracebackType
 class TcpRelay:
     """Listens on a free loopback port and relays each connection to `host:port` until
     `cut()`, which closes the port and every relayed connection (as a service that went away
-    would look to its clients)."""
+    would look to its clients), or after `restore()` again."""
 
     def __init__(self, host: str, port: int) -> None:
         self.target = (host, port)
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port: int = self._listener.getsockname()[1]
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
-        threading.Thread(target=self._accept, name="tcp-relay", daemon=True).start()
+        self._listen(0)
+        self.port: int = self._listener.getsockname()[1]
+
+    def restore(self) -> None:
+        """Listen again on the same port after `cut()` (the service is back); else nothing."""
+        if self._listener.fileno() == -1:
+            self._listen(self.port)
+
+    def _listen(self, port: int) -> None:
+        self._listener = socket.create_server(("127.0.0.1", port))
+        threading.Thread(
+            target=self._accept, args=(self._listener,), name="tcp-relay", daemon=True
+        ).start()
 
     def cut(self) -> None:
         """Close the port and drop every connection made through it."""
@@ -39,10 +49,10 @@ class TcpRelay:
     ) -> None:
         self.cut()
 
-    def _accept(self) -> None:
+    def _accept(self, listener: socket.socket) -> None:
         while True:
             try:
-                client, _ = self._listener.accept()
+                client, _ = listener.accept()
             except OSError:
                 return  # cut
             try:
@@ -51,6 +61,10 @@ class TcpRelay:
                 client.close()
                 continue
             with self._lock:
+                if listener.fileno() == -1:  # cut while this one connected: dropped too
+                    client.close()
+                    upstream.close()
+                    return
                 self._sockets += [client, upstream]
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=_pump, args=(source, sink), daemon=True).start()

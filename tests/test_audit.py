@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from accord import Agent, Client, create_app
@@ -77,6 +77,7 @@ id_keys = st.sampled_from(["id", "taskId", "contextId", "message", "pushNotifica
     params=st.dictionaries(id_keys | st.text(max_size=10), json_values, max_size=6),
     traceparent=st.text(max_size=80),
 )
+@example(params={"pushNotificationConfigId": ""}, traceparent="")  # an empty id is no id
 def test_any_request_is_audited_with_bounded_ids_or_none(
     params: dict[str, object], traceparent: str
 ) -> None:

@@ -28,7 +28,7 @@ from accord.store import TaskStore, open_store
 from agents_for_tests import SAFETY_TIMEOUT, until
 from push_agents import reporter
 from rpc import RpcClient, connect, send_params, served
-from served_process import accord_command
+from served_process import STARTUP_TIMEOUT, accord_command
 from webhooks import LOOPBACK, Webhook, receiving
 
 QUICK = RetrySchedule(attempts=3, first_delay=0.05, max_delay=0.2)
@@ -62,11 +62,12 @@ async def settled(runtime: TaskRuntime) -> None:
 
 
 async def accord(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the `accord` CLI (off the event loop, which serves the agent meanwhile)."""
+    """Run the `accord` CLI (off the event loop, which serves the agent meanwhile), with the
+    shared limit of a process's start: a loaded machine takes seconds to import accord."""
     return await asyncio.to_thread(
         subprocess.run,
         accord_command(*args),
-        capture_output=True, text=True, timeout=SAFETY_TIMEOUT,
+        capture_output=True, text=True, timeout=STARTUP_TIMEOUT,
     )  # fmt: skip
 
 

@@ -122,3 +122,20 @@ async def test_a_cancel_request_reaches_only_the_replica_running_the_task(
     assert runner.cancels == ["t1"]
     assert canceller.cancels == bystander.cancels == []
     assert bystander.read == {}
+
+
+async def test_the_wake_stream_keeps_one_entry_and_expires(
+    buses: Callable[[], Counted],
+) -> None:
+    """Each task a replica starts following wakes its reader: what that leaves in Redis
+    stays one entry, gone a while after the last (a replica killed never deletes it)."""
+    follower = buses()
+    await follower.start()
+    for number in range(20):
+        with follower.bus.subscribe(f"t{number}"):
+            pass
+    redis: Any = follower.bus._redis
+    key = follower.bus._wake_key
+    await until(lambda: not follower.bus._waking, "the wake-ups being sent")
+    assert await redis.xlen(key) == 1
+    assert 0 < await redis.ttl(key) <= follower.bus.keep_seconds

@@ -203,8 +203,11 @@ async def test_each_record_is_saved_before_it_is_published(make_runtime: Runtime
             owner: str = "",
             outbox: Sequence[Delivery] = (),
             epoch: int = 0,
+            task_json: bytes | None = None,
         ) -> Future[None]:
-            saved = super().stage_records(task, records, owner=owner, outbox=outbox, epoch=epoch)
+            saved = super().stage_records(
+                task, records, owner=owner, outbox=outbox, epoch=epoch, task_json=task_json
+            )
             assert saved.done()  # the memory store saves at once
             log.extend(("save", record.seq) for record in records)
             return saved
@@ -250,8 +253,11 @@ class HeldStore(InMemoryTaskStore):
         owner: str = "",
         outbox: Sequence[Delivery] = (),
         epoch: int = 0,
+        task_json: bytes | None = None,
     ) -> Future[None]:
-        saved = super().stage_records(task, records, owner=owner, outbox=outbox, epoch=epoch)
+        saved = super().stage_records(
+            task, records, owner=owner, outbox=outbox, epoch=epoch, task_json=task_json
+        )
         loop = asyncio.get_running_loop()
         held = [loop.create_future() for record in records if record.seq >= self.held_from]
         if not held:
@@ -508,6 +514,17 @@ async def test_reply_that_cannot_be_serialized_is_an_invalid_agent_response(
     assert len(records) == 1
     assert isinstance(records[0].error, InvalidAgentResponse)
     assert "cannot be serialized" in records[0].error.message
+
+
+async def test_first_task_that_cannot_be_serialized_is_refused_and_stores_nothing(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runtime = make_runtime(SendsUnserializable(as_task=True))
+    records = await run_to_end(runtime)
+    assert len(records) == 1
+    assert isinstance(records[0].error, InvalidAgentResponse)
+    assert "task that cannot be serialized" in records[0].error.message
+    assert len(store_of(runtime)) == 0
 
 
 async def test_agent_that_sends_nothing_is_an_invalid_agent_response(
@@ -820,9 +837,12 @@ class FailingSaves(InMemoryTaskStore):
         owner: str = "",
         outbox: Sequence[Delivery] = (),
         epoch: int = 0,
+        task_json: bytes | None = None,
     ) -> Future[None]:
         if records[-1].seq <= self.good:
-            return super().stage_records(task, records, owner=owner, outbox=outbox, epoch=epoch)
+            return super().stage_records(
+                task, records, owner=owner, outbox=outbox, epoch=epoch, task_json=task_json
+            )
         failed = asyncio.get_running_loop().create_future()
         failed.set_exception(OSError("disk I/O error"))
         return failed

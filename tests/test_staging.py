@@ -34,9 +34,12 @@ class Saves(InMemoryTaskStore):
         owner: str = "",
         outbox: Sequence[Delivery] = (),
         epoch: int = 0,
+        task_json: bytes | None = None,
     ) -> Future[None]:
         self.saves.append([record.seq for record in records])
-        return super().stage_records(task, records, owner=owner, outbox=outbox, epoch=epoch)
+        return super().stage_records(
+            task, records, owner=owner, outbox=outbox, epoch=epoch, task_json=task_json
+        )
 
 
 def status(run: Run, state: TaskState) -> TaskStatusUpdateEvent:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from pydantic import ValidationError
 
 from accord.errors import InvalidAgentResponse
 from accord.runtime import IllegalTaskEvent, apply_event, check_transition
@@ -381,3 +382,26 @@ def test_artifact_of_another_task_is_rejected() -> None:
     with pytest.raises(IllegalTaskEvent, match="other"):
         apply_event(task, artifact("x", task_id="other"))
     assert task.artifacts is None
+
+
+def test_a_copy_with_changes_is_the_copy_pydantic_makes() -> None:
+    status = TaskStatus(state=S.WORKING)
+    copied = status.copied_with(timestamp="2026-01-01T00:00:00.000Z")
+    expected = status.model_copy(update={"timestamp": "2026-01-01T00:00:00.000Z"})
+    assert copied == expected
+    assert copied.model_fields_set == expected.model_fields_set == {"state", "timestamp"}
+    assert (copied.model_extra, copied.__pydantic_private__) == (None, None)
+    assert copied.to_json() == expected.to_json()
+    assert status.timestamp is None  # the original is left as it was
+
+
+def test_validated_is_model_validate_without_its_argument_checks() -> None:
+    data = {"taskId": "t", "contextId": "c", "status": {"state": "working"}, "final": False}
+    assert TaskStatusUpdateEvent.validated(data) == TaskStatusUpdateEvent.model_validate(data)
+    bad = {**data, "status": {"state": "sleeping"}, "metadata": "none"}
+    with pytest.raises(ValidationError) as validated:
+        TaskStatusUpdateEvent.validated(bad)
+    with pytest.raises(ValidationError) as expected:
+        TaskStatusUpdateEvent.model_validate(bad)
+    assert validated.value.errors() == expected.value.errors()
+    assert len(validated.value.errors()) == 2

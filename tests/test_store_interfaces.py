@@ -48,10 +48,18 @@ class Spans(InMemoryTaskStore):
         owner: str,
         outbox: Sequence[Delivery],
         epoch: int,
+        task_json: bytes | None = None,
     ) -> Future[None]:
         self.spans.append((previous, seq, [record.seq for record in records], len(outbox)))
         return super().stage_span(
-            task, previous, seq, records, owner=owner, outbox=outbox, epoch=epoch
+            task,
+            previous,
+            seq,
+            records,
+            owner=owner,
+            outbox=outbox,
+            epoch=epoch,
+            task_json=task_json,
         )
 
 

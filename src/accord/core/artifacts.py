@@ -25,4 +25,4 @@ def merge_artifact(task: Task, event: TaskArtifactUpdateEvent) -> None:
 
 def own_artifact(artifact: Artifact) -> Artifact:
     """A copy with its own parts list, so later chunks never alter the event it came in."""
-    return artifact.model_copy(update={"parts": list(artifact.parts)})
+    return artifact.copied_with(parts=list(artifact.parts))

@@ -21,7 +21,9 @@ class CallContext:
     extensions this request activated, and `reply_extensions` the URIs the reply says it
     activated when an operation knows they are others (a gateway: those its upstream
     activated); `principal` who sent it, as authentication found; `streaming` whether the
-    caller follows the operation's events as a stream rather than waiting for one answer.
+    caller follows the operation's events as a stream rather than waiting for one answer;
+    `result_json` the operation's result and its JSON (`to_json()`), when the operation had
+    that JSON already.
     """
 
     __slots__ = (
@@ -31,6 +33,7 @@ class CallContext:
         "last_event_id",
         "principal",
         "reply_extensions",
+        "result_json",
         "streaming",
         "tenant",
     )
@@ -53,6 +56,7 @@ class CallContext:
         self.principal = principal
         self.streaming = streaming
         self.reply_extensions: Sequence[str] | None = None
+        self.result_json: tuple[object, bytes] | None = None
 
     @property
     def base_url(self) -> str:

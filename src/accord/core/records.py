@@ -11,9 +11,11 @@ from accord.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdat
 StreamItem = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class EventRecord:
-    """An event of a task with its sequence number.
+    """An event of a task with its sequence number; never changed once made (not frozen:
+    a frozen dataclass's constructor sets each field through `object.__setattr__`, and a
+    task's every change makes one).
 
     `payload` is the event's JSON, computed once when the record is made. `final` marks the
     last record a stream carries (the task ended or waits for the client). `error` replaces

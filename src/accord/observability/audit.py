@@ -138,6 +138,6 @@ def audited_ids(found: Any) -> dict[str, str]:
                 if isinstance(value, str) and value and len(value) <= 200:
                     ids.setdefault(key, value)
     config = found.get("pushNotificationConfigId")
-    if isinstance(config, str) and len(config) <= 200:
+    if isinstance(config, str) and 0 < len(config) <= 200:
         ids["config_id"] = config
     return ids

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import ClassVar
@@ -21,7 +22,8 @@ class StreamOverrun(RateLimited):
 
 
 class Subscription(AsyncIterator[EventRecord]):
-    """The records of one task, in order, from the moment of subscribing until closed.
+    """The records of one task, in order, from the moment of subscribing until closed, for
+    one reader.
 
     Records wait for a slow reader up to `MAX_PENDING_RECORDS` records or
     `MAX_PENDING_BYTES` bytes; past either, the waiting records are dropped and the reader
@@ -32,7 +34,9 @@ class Subscription(AsyncIterator[EventRecord]):
         self.task_id = task_id
         self._on_close = on_close
         # None wakes a reader whose stream was interrupted (`interrupt`).
-        self._queue: asyncio.Queue[EventRecord | None] = asyncio.Queue()
+        self._pending: deque[EventRecord | None] = deque()
+        # What its one reader awaits while nothing is pending.
+        self._waiter: asyncio.Future[None] | None = None
         # Set by a subscriber that only needs the end (a blocking send): the records before
         # it are dropped instead of waking the subscriber once each.
         self.finals_only = False
@@ -44,15 +48,24 @@ class Subscription(AsyncIterator[EventRecord]):
         if self._overrun or (self.finals_only and not record.final):
             return
         self._pending_bytes += len(record.payload)
-        if self._queue.qsize() >= MAX_PENDING_RECORDS or self._pending_bytes > MAX_PENDING_BYTES:
+        if len(self._pending) >= MAX_PENDING_RECORDS or self._pending_bytes > MAX_PENDING_BYTES:
             self._overrun = True  # from now on records are ignored, until the reader closes
             self._drop_pending()
-            self._queue.put_nowait(record)  # wakes the reader, which then gets the error
+            self._put(record)  # wakes the reader, which then gets the error
             return
-        self._queue.put_nowait(record)
+        self._put(record)
+
+    def _put(self, record: EventRecord | None) -> None:
+        self._pending.append(record)
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def __anext__(self) -> EventRecord:
-        record = await self._queue.get()
+        while not self._pending:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        record = self._pending.popleft()
         if self._overrun:
             raise StreamOverrun(
                 "this stream fell too far behind its task's events and was ended; resubscribe"
@@ -65,17 +78,21 @@ class Subscription(AsyncIterator[EventRecord]):
             self._last_read = record.seq
         return record
 
+    @property
+    def pending(self) -> int:
+        """How many records wait for the reader."""
+        return len(self._pending)
+
     def interrupt(self) -> None:
         """End the reader's stream now, as if it had fallen behind: records may have been
         missed (its bus lost the other replicas), and the reader resumes from the task's log."""
         if not self._overrun:
             self._overrun = True
             self._drop_pending()
-            self._queue.put_nowait(None)
+            self._put(None)
 
     def _drop_pending(self) -> None:
-        while not self._queue.empty():
-            self._queue.get_nowait()
+        self._pending.clear()
         self._pending_bytes = 0
 
     def close(self) -> None:
@@ -103,6 +120,9 @@ class EventBus(ABC):
     distributed: ClassVar[bool] = False
     system: ClassVar[str] = "in_process"
     """The transport, as telemetry names it (OpenTelemetry's `messaging.system`)."""
+    log_check_after: float | None = None
+    """How long a follower of a task waits for its next record before it checks the task's
+    log for one this bus lost; None: the bus loses none (its subscribers are all local)."""
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscription]] = {}

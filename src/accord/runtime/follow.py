@@ -55,7 +55,7 @@ class Follower:
                     yield record
                     after_seq = record.seq
                 return
-            except StreamOverrun:
+            except (StreamOverrun, _LostOnTheBus):
                 continue  # from the log, after the last record yielded
             finally:
                 subscription.close()
@@ -104,12 +104,31 @@ class Follower:
             # Not final even when the task waits for input: this stream goes on.
             yield EventRecord.of(task_id, seq, task, final=False)
             last = seq
-        async for record in subscription:
+        while True:
+            record = await self._next_live(subscription, last)
             if record.seq <= last:
                 continue
+            if record.seq > last + 1:
+                raise _LostOnTheBus  # the records between are in the log
             yield record
+            last = record.seq
             if record.ends_task:
                 return
+
+    async def _next_live(self, subscription: Subscription, last: int) -> EventRecord:
+        """The subscription's next record. A bus between replicas can lose one; the last
+        record of a task, lost, would leave this waiting forever: while nothing comes for the
+        bus's `log_check_after` seconds, the log is checked for a record after `last`."""
+        quiet = self.bus.log_check_after
+        while True:
+            if quiet is None or subscription.pending:  # no timer for a record already here
+                return await anext(subscription)
+            try:
+                async with asyncio.timeout(quiet):
+                    return await anext(subscription)
+            except TimeoutError:
+                if await self.store.events_after(subscription.task_id, last, limit=1):
+                    raise _LostOnTheBus from None
 
     async def _logged(self, task_id: str, after_seq: int) -> list[EventRecord]:
         """The next page of a task's log after `after_seq` (CATCH_UP records at most)."""
@@ -133,6 +152,11 @@ class Execution(AsyncIterator[EventRecord]):
         """The task as this run holds it (None until the agent created one): what the store
         has, without reading it back."""
         return self._run.task
+
+    @property
+    def ended_json(self) -> bytes | None:
+        """The JSON of `task` once it ended (None before): what the store was given."""
+        return self._run.ended_json
 
     async def __anext__(self) -> EventRecord:
         if self._done:
@@ -163,6 +187,10 @@ class Execution(AsyncIterator[EventRecord]):
         if self._catching_up is not None:
             _closing.add(task := asyncio.ensure_future(self._catching_up.aclose()))
             task.add_done_callback(_closing.discard)
+
+
+class _LostOnTheBus(Exception):
+    """The bus lost records of the followed task: `watch` reads them from its log."""
 
 
 def _nothing_to_follow(task: Task) -> UnsupportedOperation:

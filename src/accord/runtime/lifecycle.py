@@ -74,28 +74,54 @@ class RunLifecycle:
         async with run.lock:
             if run.lost:  # numbered and staged, it would only be refused
                 raise LostTaskError(f"task {run.task_id} is no longer this replica's")
-            await self.staging.load_push_configs(run)
+            if run.push_configs is None:
+                await self.staging.load_push_configs(run)
+            if run.task is None and run.replied:
+                raise InvalidAgentResponse("the agent already replied with a message")
+            if run.task is None and isinstance(event, Task):
+                await self._created_as(run, event)
+                return
             payload = _serialized(event)
             if run.task is None:
-                if run.replied:
-                    raise InvalidAgentResponse("the agent already replied with a message")
                 if isinstance(event, Message):
                     await self._reply(run, event, payload)
                     return
-                if isinstance(event, Task) and event.id != run.task_id:
-                    raise IllegalTaskEvent(f"task {event.id!r} sent in place of {run.task_id!r}")
-                run.task = new_task(run.task_id, run.context.context_id, run.context.message)
-                run.context.task = run.task
-                self.staging.claim_new(run)
-                if not isinstance(event, Task):  # a first snapshot is the task as created
-                    await self.staging.record(run, run.task, final=False)
+                created = self._new_task(run)
+                self._adopt(run, created)
+                await self.staging.record(run, created, final=False)
+            assert run.task is not None
             change = apply_event(run.task, event)
-            final = isinstance(change, TaskStatusUpdateEvent | Task) and is_final(
+            final = isinstance(change, (TaskStatusUpdateEvent, Task)) and is_final(
                 change.status.state
             )
             await self.staging.record(
                 run, change, final=final, payload=payload if change is event else None
             )
+
+    async def _created_as(self, run: Run, snapshot: Task) -> None:
+        """A first event that is the whole task (a relayed one): the task is created as it
+        says and serialized once, before the run has it, so one that cannot be is refused
+        without changing anything (its snapshot, serialized first, would be thrown away)."""
+        if snapshot.id != run.task_id:
+            raise IllegalTaskEvent(f"task {snapshot.id!r} sent in place of {run.task_id!r}")
+        task = self._new_task(run)
+        try:
+            apply_event(task, snapshot)
+        except IllegalTaskEvent:
+            self._adopt(run, task)  # the task as created, failed by what follows
+            raise
+        payload = _serialized(task)
+        self._adopt(run, task)
+        await self.staging.record(run, task, final=is_final(task.status.state), payload=payload)
+
+    @staticmethod
+    def _new_task(run: Run) -> Task:
+        return new_task(run.task_id, run.context.context_id, run.context.message)
+
+    def _adopt(self, run: Run, task: Task) -> None:
+        """The run's task from now on, claimed for this replica."""
+        run.task = run.context.task = task
+        self.staging.claim_new(run)
 
     async def ask_to_cancel(self, run: Run) -> None:
         """The executor's cancel hook; an A2AError it raises refuses the cancel, anything else
@@ -140,7 +166,10 @@ class RunLifecycle:
         else:
             if run.lost:
                 return
-            async with run.lock:  # an end another call is recording (a cancel's) is recorded
+            # An end another call is recording (a cancel's) is recorded first. Not skipped when
+            # the lock is free: a cancel woken by the run's last release holds no lock yet, but
+            # stands first in line, and `async with` waits behind it.
+            async with run.lock:
                 pass
             if run.task is None and not run.replied:
                 error = InvalidAgentResponse("the agent finished without sending any reply")
@@ -192,7 +221,7 @@ class RunLifecycle:
     async def _reply(self, run: Run, message: Message, payload: bytes) -> None:
         run.replied = True
         if message.context_id is None:
-            message = message.model_copy(update={"context_id": run.context.context_id})
+            message = message.copied_with(context_id=run.context.context_id)
             payload = message.to_json()
         await self.bus.publish(EventRecord(run.task_id, 0, message, True, payload))
 

@@ -38,7 +38,8 @@ class RedisEventBus(SharedEventBus):
     The streams are a live channel, not the event log (replay comes from the task store):
     each keeps about the last `keep_seconds` of entries, and is gone that long after its last
     one, so Redis holds about `keep_seconds` of the fleet's traffic. A replica's own stream,
-    `{stream}:replica:{id}`, only wakes its reader when what it reads changes.
+    `{stream}:replica:{id}`, only wakes its reader when what it reads changes: it keeps one
+    entry and expires like the others.
     """
 
     system: ClassVar[str] = "redis"
@@ -59,6 +60,8 @@ class RedisEventBus(SharedEventBus):
         self._redis: Redis | None = None
         self._reader: asyncio.Task[None] | None = None
         self._closing = False
+        self._unreachable = False
+        """Whether the last entry sent gave up: Redis is down, the next ones try once."""
         self._subscribed: Counter[str] = Counter()
         self._running: Counter[str] = Counter()
         self._positions: dict[str, bytes] = {}
@@ -83,7 +86,7 @@ class RedisEventBus(SharedEventBus):
                 await asyncio.wait({self._reader}, timeout=1)
             self._reader = None
         if self._redis is not None:
-            await self._redis.delete(self._wake_key)
+            await _quietly(self._redis.delete(self._wake_key), f"could not delete {self._wake_key}")
             await self._redis.aclose()
             self._redis = None
 
@@ -113,17 +116,40 @@ class RedisEventBus(SharedEventBus):
             self._follow(task_id)
 
     async def _send(self, entry: Entry) -> None:
-        redis = self._connected()
+        """Append `entry` to its stream, trying again for up to `keep_seconds` when Redis
+        fails (it restarts, this replica was paused past a timeout): a client opened from a
+        URL retries nothing itself, and a task's entries are sent one at a time, so one sent
+        late is still in order. A record that never gets through reaches the followers on
+        other replicas from the task's log (`SharedEventBus`); so once an entry gave up, the
+        next ones try once until one gets through, rather than each holding its run up."""
         task_id = entry[b"t"].decode()
         key = self._cancels_of(task_id) if is_cancel_request(entry) else self._records_of(task_id)
+        delay, deadline = 0.05, time.monotonic() + self.keep_seconds
+        while True:
+            try:
+                await self._append(key, entry)
+                self._unreachable = False
+                return
+            except RedisError as exc:
+                error = exc
+            if self._unreachable or time.monotonic() + delay > deadline:
+                break
+            log.warning("publishing to %s failed (%s); retrying in %.2fs", key, error, delay)
+            await asyncio.sleep(delay)
+            if self._closing:
+                break
+            delay = min(delay * 2, 2.0)
+        self._unreachable = True
+        log.error("could not publish to %s (%s); other replicas miss it", key, error)
+
+    async def _append(self, key: str, entry: Entry) -> None:
+        """XADD `entry` to the stream `key`, trimming entries older than `keep_seconds`, and
+        have the stream expire `keep_seconds` after its last entry."""
         oldest = f"{int(time.time() * 1000) - self.keep_seconds * 1000}-0"
-        try:
-            async with redis.pipeline(transaction=False) as pipe:
-                pipe.xadd(key, entry, minid=oldest, approximate=True)  # type: ignore[arg-type]
-                pipe.expire(key, self.keep_seconds)
-                await pipe.execute()
-        except RedisError:
-            log.exception("could not publish to %s; other replicas miss this entry", key)
+        async with self._connected().pipeline(transaction=False) as pipe:
+            pipe.xadd(key, entry, minid=oldest, approximate=True)  # type: ignore[arg-type]
+            pipe.expire(key, self.keep_seconds)
+            await pipe.execute()
 
     def _records_of(self, task_id: str) -> str:
         return f"{self.stream}:{task_id}"
@@ -156,9 +182,22 @@ class RedisEventBus(SharedEventBus):
         """Have the reader's blocked XREAD return, to read the streams it watches now."""
         if self._redis is None or self._reader is None:
             return
-        waking = asyncio.create_task(_quietly(self._redis.xadd(self._wake_key, {b"k": b"w"})))
+        waking = asyncio.create_task(
+            _quietly(
+                self._nudge(),
+                "could not wake the bus reader; it reads the new streams within its block",
+            )
+        )
         self._waking.add(waking)
         waking.add_done_callback(self._waking.discard)
+
+    async def _nudge(self) -> None:
+        """Add the one entry the wake stream keeps; the stream is gone `keep_seconds` after
+        the last, so a replica that died leaves nothing behind for long."""
+        async with self._connected().pipeline(transaction=False) as pipe:
+            pipe.xadd(self._wake_key, {b"k": b"w"}, maxlen=1, approximate=False)
+            pipe.expire(self._wake_key, self.keep_seconds)
+            await pipe.execute()
 
     async def _read(self) -> None:
         redis = self._connected()
@@ -188,8 +227,9 @@ class RedisEventBus(SharedEventBus):
         return self._redis
 
 
-async def _quietly(command: Any) -> None:
+async def _quietly(command: Any, failed: str) -> None:
+    """Await `command`; if Redis cannot be reached, log `failed` and go on."""
     try:
         await command
-    except RedisError:
-        log.warning("could not wake the bus reader; it reads the new streams within its block")
+    except RedisError as exc:
+        log.warning("%s (%s)", failed, exc)

@@ -44,14 +44,17 @@ class Run:
     last_save: asyncio.Future[None] | None = None
     # The store recording this replica as the task's runner, until the run first waits.
     claimed: asyncio.Future[None] | None = None
+    # The JSON of the task once it ended, made when its last save was staged.
+    ended_json: bytes | None = None
     # The epoch of this replica's claim on the task, which its saves are fenced by.
     epoch: int = 0
     # Whether the store refused a save for the task being another's (or over) by now.
     lost: bool = False
+    # The context's, read on every change the run makes.
+    task_id: str = field(init=False)
 
-    @property
-    def task_id(self) -> str:
-        return self.context.task_id
+    def __post_init__(self) -> None:
+        self.task_id = self.context.task_id
 
     @property
     def working(self) -> bool:
@@ -62,11 +65,11 @@ class Run:
 class Runs:
     """The runs of this replica, by task: at most one per task. While a task has a run here,
     the bus, if given, is told this replica runs it (`EventBus.running`: its cancel requests
-    come here)."""
+    come here), unless it is a bus that has no use for it (which keeps the default)."""
 
     def __init__(self, bus: EventBus | None = None) -> None:
         self._by_task: dict[str, Run] = {}
-        self._bus = bus
+        self._bus = bus if bus is not None and type(bus).running is not EventBus.running else None
         self._held: dict[str, AbstractContextManager[None]] = {}
 
     def __iter__(self) -> Iterator[Run]:

@@ -35,6 +35,11 @@ class SharedEventBus(EventBus):
     it came from, so one that the transport echoes back is skipped. Subclasses send entries
     (`_send`) and pass what they read to `_receive`.
 
+    A transport can lose an entry (it failed while the runner sent it), and nothing tells
+    the replicas that follow the task; the task's log has every record, though (saved before
+    published), so their followers read it there: at once when a later record skips past the
+    lost one, else once the task stays silent for `log_check_after` seconds (`Follower`).
+
     With `lag_watchers` (metrics), a record's entry also carries the wall-clock time it was
     published, and each watcher is told, for each record another replica published that is
     handed to a subscriber here, the seconds since (between machines, their clocks' drift
@@ -42,6 +47,7 @@ class SharedEventBus(EventBus):
     """
 
     distributed: ClassVar[bool] = True
+    log_check_after: float | None = 10.0
 
     def __init__(self) -> None:
         super().__init__()

@@ -66,13 +66,16 @@ class Staging:
         save at the latest (a task without a live runner is an orphan to the other replicas)."""
         if self.store.tracks_runners:
             run.claimed = self.store.stage_claim(run.task_id, self.replica_id)
-            run.claimed.add_done_callback(mark_seen)  # a run may end before it waits for it
+            _when_done(run.claimed, mark_seen)  # a run may end before it waits for it
 
     async def load_push_configs(self, run: Run) -> None:
         """Know the task's webhooks before its next change (only a replica that sends
-        webhooks needs them)."""
-        if self.deliveries is not None and run.push_configs is None:
-            run.push_configs = await self.store.list_push_configs(run.task_id)
+        webhooks needs them: without, the run knows of none)."""
+        if run.push_configs is None:
+            if self.deliveries is None:
+                run.push_configs = []
+            else:
+                run.push_configs = await self.store.list_push_configs(run.task_id)
 
     async def record(
         self, run: Run, change: TaskChange, *, final: bool, payload: bytes | None = None
@@ -90,7 +93,8 @@ class Staging:
             payload = change.to_json()
         record = EventRecord(run.task_id, run.seq, change, final, payload)
         run.unstaged.append(record)
-        run.unstaged_outbox += self._outbox(run, record)
+        if run.push_configs:
+            run.unstaged_outbox += self._outbox(run, record)
         if not final:
             if len(run.unstaged) >= EVENTS_PER_SAVE:
                 self.stage_unstaged(run)
@@ -134,15 +138,23 @@ class Staging:
         records, run.unstaged = run.unstaged, []
         outbox, run.unstaged_outbox = run.unstaged_outbox, []
         try:
+            task_json = _task_json(run.task, records)
+            if run.task.status.state.is_terminal:
+                run.ended_json = task_json
             saved = self.store.stage_records(
-                run.task, records, owner=run.owner, outbox=outbox, epoch=run.epoch
+                run.task,
+                records,
+                owner=run.owner,
+                outbox=outbox,
+                epoch=run.epoch,
+                task_json=task_json,
             )
         except Exception as exc:  # as if the save had failed: the run learns it on its next record
             saved = asyncio.get_running_loop().create_future()
             saved.set_exception(exc)
-        saved.add_done_callback(partial(self._check_saved, run, records[0].seq))
+        _when_done(saved, partial(self._check_saved, run, records[0].seq))
         if outbox and self.deliveries is not None:
-            saved.add_done_callback(partial(_wake_on_commit, self.deliveries))
+            _when_done(saved, partial(_wake_on_commit, self.deliveries))
         run.last_save = saved
         return records, saved
 
@@ -168,6 +180,28 @@ class Staging:
             return []
         assert run.task is not None
         return self.deliveries.outbox(run.task_id, run.seq, run.push_configs, record, run.task)
+
+
+def _task_json(task: Task, records: list[EventRecord]) -> bytes | None:
+    """The task's JSON for its store, where it is at hand or needed: its last record's when
+    that record is the task itself (a new task's first), else made once the task ended, for
+    its store and the reply that shows it (an ended task never changes again); None while it
+    runs (a store may keep no JSON of it)."""
+    last = records[-1]
+    if last.event is task:
+        return last.payload
+    return task.to_json() if task.status.state.is_terminal else None
+
+
+def _when_done(
+    future: asyncio.Future[None], callback: Callable[[asyncio.Future[None]], None]
+) -> None:
+    """Call `callback(future)` once `future` is done: at once when it is already (a store
+    that saves before it returns), rather than from the event loop's next turn."""
+    if future.done():
+        callback(future)
+    else:
+        future.add_done_callback(callback)
 
 
 def _wake_on_commit(deliveries: DeliveryWorker, saved: asyncio.Future[None]) -> None:

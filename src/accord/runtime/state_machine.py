@@ -26,7 +26,7 @@ class IllegalTaskEvent(InvalidAgentResponse):
 def new_task(task_id: str, context_id: str, message: Message) -> Task:
     """A freshly submitted task whose history starts with the client's message."""
     status = {"state": TaskState.SUBMITTED, "timestamp": utc_now()}  # validated with the task
-    return Task.model_validate(
+    return Task.validated(
         {"id": task_id, "context_id": context_id, "status": status, "history": [message]}
     )
 
@@ -68,7 +68,7 @@ def _apply_message(task: Task, message: Message) -> Message:
     if message.task_id not in (None, task.id):
         raise IllegalTaskEvent(f"message for task {message.task_id!r} sent to task {task.id!r}")
     if message.task_id is None or message.context_id is None:
-        message = message.model_copy(update={"task_id": task.id, "context_id": task.context_id})
+        message = message.copied_with(task_id=task.id, context_id=task.context_id)
     _archive_status_message(task)
     _history(task).append(message)
     return message
@@ -97,12 +97,13 @@ def _apply_status(task: Task, event: TaskStatusUpdateEvent) -> TaskStatusUpdateE
     check_transition(task.status.state, event.status.state)
     status = event.status
     if status.timestamp is None:
-        status = status.model_copy(update={"timestamp": utc_now()})
+        status = status.copied_with(timestamp=utc_now())
     _archive_status_message(task)
-    task.status = status
+    # A required field, marked set already: what assignment does, without pydantic's steps.
+    task.__dict__["status"] = status
     final = is_final(status.state)
     if status is not event.status or final is not event.final:
-        event = event.model_copy(update={"status": status, "final": final})
+        event = event.copied_with(status=status, final=final)
     return event
 
 

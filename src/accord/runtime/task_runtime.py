@@ -168,7 +168,7 @@ class TaskRuntime:
                 await self._check_context(message.context_id, owner)
             task_id, context_id, prepared = await self._named(params, call, owner)
         if message.task_id != task_id or message.context_id != context_id:
-            message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+            message = message.copied_with(task_id=task_id, context_id=context_id)
         context = RequestContext(
             message=message,
             task_id=task_id,

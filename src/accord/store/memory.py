@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from asyncio import Future
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from operator import itemgetter
 
 from accord.core.deliveries import Delivery
 from accord.core.principal import ANONYMOUS_OWNER
@@ -15,31 +15,34 @@ from accord.core.push import PushTarget
 from accord.core.query import RUNNING_STATES, Cursor, TaskPage, TaskQuery, status_time
 from accord.core.records import EventRecord
 from accord.store.base import LostTaskError, Orphan, StaleTaskError, StoredTask, TaskStore
+from accord.store.memory_log import logged_micros, logged_seq, micros, packed, unpacked
 from accord.store.memory_outbox import InMemoryOutbox
 from accord.store.retention import CleanupReport, Retention
 from accord.types import Task
 
-# Finished tasks and logged events are kept as plain tuples of strings, bytes and numbers:
-# the garbage collector stops tracking such tuples, where a task's models would add dozens of
-# objects to every full collection for as long as the store keeps the task. Finished tasks
-# never change, so their JSON is all there is to keep.
+# Finished tasks are kept as plain tuples of strings, bytes and numbers, logged events as
+# bytes (`memory_log`), and a finished task's event log as a tuple of those: the garbage
+# collector stops tracking such tuples at the first collection that sees them, where a task's
+# models (or a list, or a tuple holding tuples) would add objects to later collections for as
+# long as the store keeps the task. Finished tasks never change: their JSON is all to keep.
 _Listing = tuple[str, str, datetime]
 """What listing filters and sorts a task by: its context, state and status time."""
 _Finished = tuple[int, bytes, str, str, datetime, int]
 """A finished task: its seq, its JSON, then its _Listing, then its epoch."""
-_Logged = tuple[datetime, int, bool, bytes]
-"""A logged event: when it was logged, its seq, whether it was final, and its payload."""
+_Log = list[bytes] | tuple[bytes, ...]
+"""A task's event log, in seq order: a list while the task runs, a tuple once it has ended."""
 
 
 def _listing(task: Task) -> _Listing:
     return task.context_id, task.status.state.value, status_time(task)
 
 
-def _finished(task: Task, seq: int, epoch: int) -> _Finished:
-    return seq, task.to_json(), *_listing(task), epoch
+def _finished(task: Task, seq: int, epoch: int, task_json: bytes | None) -> _Finished:
+    return seq, task_json or task.to_json(), *_listing(task), epoch
 
 
-_logged_seq = itemgetter(1)
+_SWEEP_STEP = 1000
+"""Entries a cleanup handles before it lets the event loop run other work."""
 
 
 def _alive(alive_until: dict[str, datetime], replica_id: str | None, now: datetime) -> bool:
@@ -64,12 +67,18 @@ class InMemoryTaskStore(InMemoryOutbox, TaskStore):
         super().__init__()
         self.retention = retention if retention is not None else Retention()
         self._tasks: dict[str, StoredTask | _Finished] = {}
-        self._finished_at: dict[str, datetime] = {}
-        self._events: dict[str, list[_Logged]] = {}
+        # When each task ended and its id, in the order they ended: what cleanup forgets (in
+        # two queues, as a tuple per task would be one more object for the next collection).
+        self._ended_at: deque[datetime] = deque()
+        self._ended: deque[str] = deque()
+        self._events: dict[str, _Log] = {}
+        # The ids of the tasks not ended, in the order they came: all that orphans() reads.
+        self._running: dict[str, None] = {}
         self._push: dict[str, dict[str, PushTarget]] = {}
         # Owners other than the anonymous one, by task, and the owner of each context.
         self._owners: dict[str, str] = {}
         self._context_owners: dict[str, str] = {}
+        self._context_tasks: dict[str, int] = {}  # its owner is forgotten with its last task
         self._runners: dict[str, str] = {}
         self._alive_until: dict[str, datetime] = {}
 
@@ -98,7 +107,7 @@ class InMemoryTaskStore(InMemoryOutbox, TaskStore):
         outbox: Sequence[Delivery] = (),
         epoch: int = 0,
     ) -> None:
-        self._save(task, seq - 1, seq, [record] if record else [], owner, outbox, epoch)
+        self._save(task, seq - 1, seq, [record] if record else [], owner, outbox, epoch, None)
 
     def stage_span(
         self,
@@ -110,11 +119,12 @@ class InMemoryTaskStore(InMemoryOutbox, TaskStore):
         owner: str,
         outbox: Sequence[Delivery],
         epoch: int,
+        task_json: bytes | None = None,
     ) -> Future[None]:
         # Saved before this returns: the store keeps the caller's task itself, as `save` does.
         saved = asyncio.get_running_loop().create_future()
         try:
-            self._save(task, previous, seq, records, owner, outbox, epoch)
+            self._save(task, previous, seq, records, owner, outbox, epoch, task_json)
         except StaleTaskError as error:
             saved.set_exception(error)
         else:
@@ -130,6 +140,7 @@ class InMemoryTaskStore(InMemoryOutbox, TaskStore):
         owner: str,
         outbox: Sequence[Delivery],
         epoch: int,
+        task_json: bytes | None,
     ) -> None:
         entry = self._tasks.get(task.id)
         if entry is not None and not isinstance(entry, StoredTask):
@@ -143,32 +154,38 @@ class InMemoryTaskStore(InMemoryOutbox, TaskStore):
             if owner != ANONYMOUS_OWNER:
                 self._owners[task.id] = owner
             self._context_owners.setdefault(task.context_id, owner)
+            self._context_tasks[task.context_id] = self._context_tasks.get(task.context_id, 0) + 1
         else:
             owner = self._owner(task.id)
         now = datetime.now(UTC)
-        if task.status.state.is_terminal:
-            self._tasks[task.id] = _finished(task, seq, epoch)
-            self._finished_at[task.id] = now
+        ended = task.status.state.is_terminal
+        if ended:
+            self._tasks[task.id] = _finished(task, seq, epoch, task_json)
+            self._running.pop(task.id, None)
+            self._ended_at.append(now)
+            self._ended.append(task.id)
         else:
             self._tasks[task.id] = StoredTask(task, seq, owner, epoch)
-        if records:
-            log = self._events.setdefault(task.id, [])
-            log += [(now, record.seq, record.final, record.payload) for record in records]
+            self._running[task.id] = None
+        if records or ended:
+            running = self._events.get(task.id)  # a list: an ended task takes no writes
+            log = running if isinstance(running, list) else []
+            logged_at = micros(now)  # once a save: its records are logged together
+            log += [packed(record, logged_at) for record in records]
             bound = self.retention.max_events_per_task
             if bound is not None and len(log) > bound:
                 del log[:-bound]
+            if log:
+                self._events[task.id] = tuple(log) if ended else log
         self.keep_deliveries(outbox)
 
     async def events_after(
         self, task_id: str, seq: int, limit: int | None = None
     ) -> list[EventRecord]:
-        log = self._events.get(task_id, [])
-        start = bisect_right(log, seq, key=_logged_seq)  # a log is in seq order
+        log = self._events.get(task_id, ())
+        start = bisect_right(log, seq, key=logged_seq)  # a log is in seq order
         end = None if limit is None else start + limit
-        return [
-            EventRecord.decoded(task_id, logged_seq, payload, final=final)
-            for _, logged_seq, final, payload in log[start:end]
-        ]
+        return [unpacked(task_id, logged) for logged in log[start:end]]
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         matching: list[tuple[Cursor, StoredTask | _Finished]] = []
@@ -255,8 +272,8 @@ class InMemoryTaskStore(InMemoryOutbox, TaskStore):
     async def orphans(self, now: datetime) -> list[Orphan]:
         return [
             Orphan(stored, self._runners.get(task_id))
-            for task_id, stored in self._tasks.items()
-            if isinstance(stored, StoredTask)  # a finished task has no runner to lose
+            for task_id in self._running  # a finished task has no runner to lose
+            if isinstance(stored := self._tasks[task_id], StoredTask)
             and stored.task.status.state in RUNNING_STATES
             and not _alive(self._alive_until, self._runners.get(task_id), now)
         ]
@@ -272,34 +289,48 @@ class InMemoryTaskStore(InMemoryOutbox, TaskStore):
     async def cleanup(self, now: datetime | None = None) -> CleanupReport:
         now = now if now is not None else datetime.now(UTC)
         tasks = events = 0
+        # Both sweeps let the event loop run other work every _SWEEP_STEP entries: a store
+        # of a million tasks would otherwise stop the server for a second.
         if self.retention.finished_task_ttl is not None:
             cutoff = now - self.retention.finished_task_ttl
-            for task_id in [t for t, at in self._finished_at.items() if at < cutoff]:
-                del self._tasks[task_id], self._finished_at[task_id]
-                events += len(self._events.pop(task_id, ()))
-                self._push.pop(task_id, None)
-                self.forget_deliveries(task_id)
-                self._runners.pop(task_id, None)
-                self._owners.pop(task_id, None)
-                tasks += 1
-            if tasks:
-                self._forget_empty_contexts()
+            # The oldest first: a clock set back only delays those that ended after it.
+            while self._ended_at and self._ended_at[0] < cutoff:
+                forgotten: set[str] = set()
+                while self._ended_at and self._ended_at[0] < cutoff:
+                    self._ended_at.popleft()
+                    forgotten.add(task_id := self._ended.popleft())
+                    events += self._forget(task_id)
+                    if len(forgotten) == _SWEEP_STEP:
+                        break
+                self.forget_deliveries(forgotten)  # one pass over the outbox for the step
+                tasks += len(forgotten)
+                await asyncio.sleep(0)
         if self.retention.event_ttl is not None:
-            cutoff = now - self.retention.event_ttl
-            for log in self._events.values():
-                kept = [logged for logged in log if logged[0] >= cutoff]
-                events += len(log) - len(kept)
-                log[:] = kept
+            logged_cutoff = micros(now - self.retention.event_ttl)
+            for swept, task_id in enumerate(list(self._events), 1):
+                log = self._events.get(task_id)
+                if log and logged_micros(log[0]) < logged_cutoff:  # in the order logged
+                    kept = [logged for logged in log if logged_micros(logged) >= logged_cutoff]
+                    events += len(log) - len(kept)
+                    self._events[task_id] = kept if isinstance(log, list) else tuple(kept)
+                if swept % _SWEEP_STEP == 0:
+                    await asyncio.sleep(0)
         return CleanupReport(tasks=tasks, events=events)
 
-    def _forget_empty_contexts(self) -> None:
-        contexts = {
-            entry.task.context_id if isinstance(entry, StoredTask) else entry[2]
-            for entry in self._tasks.values()
-        }
-        self._context_owners = {
-            context: owner for context, owner in self._context_owners.items() if context in contexts
-        }
+    def _forget(self, task_id: str) -> int:
+        """Drop an ended task and all that goes with it but its deliveries; the number of its
+        events."""
+        entry = self._tasks.pop(task_id)
+        context_id = entry.task.context_id if isinstance(entry, StoredTask) else entry[2]
+        left = self._context_tasks.pop(context_id) - 1
+        if left:
+            self._context_tasks[context_id] = left
+        else:
+            del self._context_owners[context_id]
+        self._push.pop(task_id, None)
+        self._runners.pop(task_id, None)
+        self._owners.pop(task_id, None)
+        return len(self._events.pop(task_id, ()))
 
     def __len__(self) -> int:
         return len(self._tasks)

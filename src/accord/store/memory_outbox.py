@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -21,9 +21,9 @@ class InMemoryOutbox(DeliveryOutbox):
         for delivery in deliveries:
             self._outbox[delivery.id] = delivery
 
-    def forget_deliveries(self, task_id: str) -> None:
-        """Drop every delivery of a task (forgotten by retention)."""
-        for delivery in [d for d in self._outbox.values() if d.task_id == task_id]:
+    def forget_deliveries(self, task_ids: Collection[str]) -> None:
+        """Drop every delivery of these tasks (forgotten by retention), in one pass."""
+        for delivery in [d for d in self._outbox.values() if d.task_id in task_ids]:
             del self._outbox[delivery.id]
 
     async def claim_deliveries(

@@ -97,13 +97,21 @@ class TaskLog(ABC):
         owner: str = ANONYMOUS_OWNER,
         outbox: Sequence[Delivery] = (),
         epoch: int = 0,
+        task_json: bytes | None = None,
     ) -> Future[None]:
         """Start saving `task` as of the last of `records`, events that follow one another from
         the stored version (`records[0].seq - 1`), with the deliveries they cause (see
         `stage_span`)."""
         first, last = records[0].seq, records[-1].seq
         return self.stage_span(
-            task, first - 1, last, records, owner=owner, outbox=outbox, epoch=epoch
+            task,
+            first - 1,
+            last,
+            records,
+            owner=owner,
+            outbox=outbox,
+            epoch=epoch,
+            task_json=task_json,
         )
 
     def stage_span(
@@ -116,11 +124,13 @@ class TaskLog(ABC):
         owner: str,
         outbox: Sequence[Delivery],
         epoch: int,
+        task_json: bytes | None = None,
     ) -> Future[None]:
         """Start saving `task` from version `previous` to `seq`, with `records` (the events in
         between, none or all of them) and the deliveries they cause: as one save where the
         backend can, all of it or nothing. The future completes once it is saved, or fails
-        with what `save` would raise.
+        with what `save` would raise. `task_json`, when given, is `task.to_json()`, made
+        already by the caller: a backend that stores the task's JSON need not make it again.
 
         What is saved is taken from `task` before this returns, so the caller may go on
         changing it; the saves a caller stages are committed in the order it staged them (one

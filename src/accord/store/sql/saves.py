@@ -57,9 +57,10 @@ class SqlSaves:
         owner: str,
         outbox: Sequence[Delivery],
         epoch: int,
+        task_json: bytes | None,
     ) -> Future[None]:
         """Queue the save of `task` from version `previous` to `seq` (see `TaskLog.stage_span`)."""
-        save = self._task_save(task, previous, seq, records, owner, epoch)
+        save = self._task_save(task, previous, seq, records, owner, epoch, task_json)
         if outbox:
             save = replace(save, deliveries=tuple(delivery_values(d) for d in outbox))
         committed = self.enqueue(save)
@@ -90,6 +91,7 @@ class SqlSaves:
         records: Sequence[EventRecord],
         owner: str,
         epoch: int,
+        task_json: bytes | None,
     ) -> TaskSave:
         """The rows of a save from version `previous` to `seq` under `epoch`, made now (the
         caller may change `task` next)."""
@@ -101,9 +103,7 @@ class SqlSaves:
             return TaskSave(
                 task.id, previous, seq, values, events, terminal=False, appended=True, epoch=epoch
             )
-        # A record of the task itself (a new task's first) carries its JSON already.
-        known = records[-1].payload if records and records[-1].event is task else None
-        snapshot = (known or task.to_json()).decode()
+        snapshot = (task_json or task.to_json()).decode()
         values = task_values(task, seq, now)
         if previous == 0:
             values.update(id=task.id, created_at=now, owner=owner, epoch=epoch)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import queue
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import URL, Table
+from sqlalchemy import URL, Boolean, Table
 from sqlalchemy.dialects import sqlite
 
 from accord.store.sql.batches import (
@@ -50,22 +52,15 @@ def utc_text(value: datetime | None) -> str | None:
     microseconds, which sorts like the instants (a naive value is taken as UTC already)."""
     if value is None:
         return None
+    if value.tzinfo is UTC:  # the usual case: its text less "+00:00", cheaper than replace()
+        return value.isoformat(" ", "microseconds")[:-6]
     if value.tzinfo is not None:
-        value = (value if value.tzinfo is UTC else value.astimezone(UTC)).replace(tzinfo=None)
+        value = value.astimezone(UTC).replace(tzinfo=None)
     return value.isoformat(" ", "microseconds")
 
 
-class _LastUtcText:
-    """`utc_text` that remembers its last answer: a save's rows share one `now`."""
-
-    def __init__(self) -> None:
-        self._last: tuple[datetime | None, str | None] = (None, None)
-
-    def __call__(self, value: datetime | None) -> str | None:
-        last = self._last  # one attribute: stores of two writer threads may share it
-        if value is not last[0]:
-            last = self._last = (value, utc_text(value))
-        return last[1]
+TimestampTexts = dict[datetime, str | None]
+"""The text of each timestamp a batch stored so far: its saves share a few `now`s."""
 
 
 class _Statement:
@@ -79,26 +74,28 @@ class _Statement:
         names: list[str] = list(compiled.positiontup or ())
         self._values = itemgetter(*names) if len(names) > 1 else lambda row: (row[names[0]],)
         columns = {column.key: column for column in table.c}
-        self._processors: list[tuple[int, Callable[[Any], Any]]] = []
-        timestamps = _LastUtcText()
+        self._timestamps: list[int] = []
         for at, name in enumerate(names):
             column = columns.get(name)
-            if column is None:
+            if column is None or isinstance(column.type, Boolean):  # a bool binds as 0 or 1
                 continue
             if isinstance(column.type, UtcDateTime):
-                self._processors.append((at, timestamps))
-            elif (
-                processor := column.type.dialect_impl(_DIALECT).bind_processor(_DIALECT)
-            ) is not None:
-                self._processors.append((at, processor))
+                self._timestamps.append(at)
+            elif column.type.dialect_impl(_DIALECT).bind_processor(_DIALECT) is not None:
+                raise TypeError(f"{name} needs its value converted: not supported here")
 
-    def parameters(self, row: dict[str, Any]) -> Sequence[Any]:
+    def parameters(self, row: dict[str, Any], texts: TimestampTexts) -> Sequence[Any]:
         values = self._values(row)
-        if not self._processors:
+        if not self._timestamps:
             return values
         encoded = list(values)
-        for at, process in self._processors:
-            encoded[at] = process(encoded[at])
+        for at in self._timestamps:
+            value = encoded[at]
+            if value is not None:
+                text = texts.get(value)
+                if text is None:
+                    text = texts[value] = utc_text(value)
+                encoded[at] = text
         return encoded
 
 
@@ -125,12 +122,14 @@ class _SqliteTarget:
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._connection = connection
+        self._texts: TimestampTexts = {}
 
     def _one(self, statement: _Statement, row: dict[str, Any]) -> sqlite3.Cursor:
-        return self._connection.execute(statement.sql, statement.parameters(row))
+        return self._connection.execute(statement.sql, statement.parameters(row, self._texts))
 
     def _many(self, statement: _Statement, rows: list[dict[str, Any]]) -> None:
-        self._connection.executemany(statement.sql, map(statement.parameters, rows))
+        texts = self._texts
+        self._connection.executemany(statement.sql, [statement.parameters(r, texts) for r in rows])
 
     def create_task(self, row: dict[str, Any]) -> bool:
         return self._one(_CREATE_TASK, row).rowcount == 1
@@ -164,13 +163,20 @@ class _SqliteTarget:
         self._many(_FORGET_RUNNER, rows)
 
 
+_Job = tuple[Sequence[Write] | None, int | None, asyncio.AbstractEventLoop, asyncio.Future[Any]]
+"""A batch and its bound for the writer thread, and the future its outcomes go to (in the
+loop's own thread); no batch: close the connection and end the thread."""
+
+
 class SqliteBatchWriter:
     """Writes a store's batches to its SQLite file without SQLAlchemy or aiosqlite in the way.
 
-    Each batch is one call into a thread of its own, which keeps a sqlite3 connection with
-    the engine's pragmas and writes the whole batch in one BEGIN IMMEDIATE ... COMMIT. It
-    does not serialize with the store's other writers: the caller holds the store's writer
-    lock around `write`. Both are made on first use, and made again after `close`.
+    A thread of its own takes the batches from a queue: it keeps a sqlite3 connection with
+    the engine's pragmas, writes each batch in one BEGIN IMMEDIATE ... COMMIT and hands the
+    outcomes back to the event loop, one callback a batch. It does not serialize with the
+    store's other writers: the caller holds the store's writer lock around `write`. Both
+    are made on first use, and made again after `close`. The thread is a daemon: should the
+    interpreter end under a batch, the batch was never committed nor reported so.
     """
 
     def __init__(self, url: URL) -> None:
@@ -178,29 +184,53 @@ class SqliteBatchWriter:
             raise ValueError(f"{url} names no SQLite file")
         self._database = url.database
         self._uri = bool(url.query.get("uri"))
-        self._thread: ThreadPoolExecutor | None = None
+        self._thread: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._connection: sqlite3.Connection | None = None  # used in that thread only
 
     async def write(self, batch: Sequence[Write], bound: int | None) -> list[Outcome]:
         """Write `batch` in one transaction (see `write_batch`); raises if the transaction fails."""
         if self._thread is None:
-            self._thread = ThreadPoolExecutor(1, thread_name_prefix=THREAD_NAME)
-        loop = asyncio.get_running_loop()
-        written = loop.run_in_executor(self._thread, self._write, batch, bound)
-        try:
-            return await asyncio.shield(written)
-        except asyncio.CancelledError:
-            # The thread writes on regardless: stay the file's one writer until it is done.
-            await asyncio.wait([written])
-            raise
+            self._thread = threading.Thread(target=self._serve, name=THREAD_NAME, daemon=True)
+            self._thread.start()
+        outcomes: list[Outcome] = await self._call(batch, bound)
+        return outcomes
 
     async def close(self) -> None:
         """Close the connection, then let the thread end (a new `write` starts them again)."""
         thread, self._thread = self._thread, None
         if thread is None:
             return
-        await asyncio.get_running_loop().run_in_executor(thread, self._disconnect)
-        thread.shutdown()
+        await self._call(None, None)
+        thread.join()
+
+    async def _call(self, batch: Sequence[Write] | None, bound: int | None) -> Any:
+        """Queue a job for the thread and wait for what it comes to."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Any] = loop.create_future()
+        self._jobs.put((batch, bound, loop, done))
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            # The thread writes on regardless: stay the file's one writer until it is done.
+            await asyncio.wait([done])
+            raise
+
+    def _serve(self) -> None:
+        while True:
+            batch, bound, loop, done = self._jobs.get()
+            result: list[Outcome] | None = None
+            try:
+                if batch is None:
+                    self._disconnect()
+                else:
+                    result = self._write(batch, bound)
+            except BaseException as error:
+                _settle(loop, done.set_exception, error)
+            else:
+                _settle(loop, done.set_result, result)
+            if batch is None:
+                return
 
     def _write(self, batch: Sequence[Write], bound: int | None) -> list[Outcome]:
         connection = self._connection or self._connect()
@@ -228,3 +258,10 @@ class SqliteBatchWriter:
         connection, self._connection = self._connection, None
         if connection is not None:
             connection.close()
+
+
+def _settle(loop: asyncio.AbstractEventLoop, settle: Callable[[Any], None], value: Any) -> None:
+    """Hand a job's result or error to its loop's thread (one callback); a closed loop has
+    nobody waiting any more."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(settle, value)

@@ -68,8 +68,9 @@ class SqlTaskLog(TaskLog):
         owner: str,
         outbox: Sequence[Delivery],
         epoch: int,
+        task_json: bytes | None = None,
     ) -> Future[None]:
-        return self.saves.stage(task, previous, seq, records, owner, outbox, epoch)
+        return self.saves.stage(task, previous, seq, records, owner, outbox, epoch, task_json)
 
     async def events_after(
         self, task_id: str, seq: int, limit: int | None = None
