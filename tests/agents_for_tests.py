@@ -15,10 +15,13 @@ from accord.types import (
     AgentCapabilities,
     AgentCard,
     AgentSkill,
+    Artifact,
     DataPart,
     Message,
     Role,
+    Task,
     TaskState,
+    TaskStatus,
     new_id,
 )
 
@@ -218,15 +221,29 @@ class NotJson:
 
 
 class SendsUnserializable(AgentExecutor):
-    """Sends a reply (`as_message`) or an artifact holding a value that cannot become JSON."""
+    """Sends a reply (`as_message`), the whole task as its first event (`as_task`) or an
+    artifact holding a value that cannot become JSON."""
 
-    def __init__(self, *, as_message: bool = False) -> None:
+    def __init__(self, *, as_message: bool = False, as_task: bool = False) -> None:
         self.as_message = as_message
+        self.as_task = as_task
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
         part = DataPart(data={"result": NotJson()})
         if self.as_message:
             await events.send(Message(message_id=new_id(), role=Role.AGENT, parts=[part]))
+            return
+        if self.as_task:
+            status = TaskStatus(state=TaskState.COMPLETED)
+            artifact = Artifact(artifact_id=new_id(), parts=[part])
+            await events.send(
+                Task(
+                    id=context.task_id,
+                    context_id=context.context_id,
+                    status=status,
+                    artifacts=[artifact],
+                )
+            )
             return
         updater = TaskUpdater(context, events)
         await updater.start_work()

@@ -14,8 +14,9 @@ from starlette.routing import Route
 import accord
 from accord import Agent, RequestContext, TaskUpdater
 from accord.agents import AgentEvent, FunctionExecutor, to_parts
-from accord.errors import InvalidAgentResponse
+from accord.errors import ContentTypeNotSupported, InvalidAgentResponse
 from accord.samples import echo
+from accord.testing import agent_client
 from accord.types import (
     AgentSkill,
     Artifact,
@@ -488,3 +489,19 @@ async def test_echo_agent_streams_its_answer() -> None:
         "status-update",
     ]
     assert text_of(events[2].result["artifact"]) == "streamed"
+
+
+async def test_a_changed_card_changes_what_the_server_accepts() -> None:
+    """Output modes and capabilities are checked against the card as it is now."""
+
+    @accord.agent(name="Changes", output_modes=["text/plain"])
+    async def changes(context: RequestContext) -> str:
+        return context.text
+
+    async with agent_client(changes) as client:
+        with pytest.raises(ContentTypeNotSupported):
+            await client.send("hi", accepted_output_modes=["text/csv"])
+        card = changes.card("")
+        changes.change_card(card.model_copy(update={"default_output_modes": ["text/csv"]}))
+        reply = await client.send("hi", accepted_output_modes=["text/csv"])
+        assert isinstance(reply, Message) and reply.text == "hi"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
@@ -41,6 +42,12 @@ class DeclaresSecurity(Protocol):
 
 class Agent:
     """An A2A agent: what it does (`executor`) and how it presents itself (`card`)."""
+
+    card_revision = 0
+    """Changes whenever the card does (a gateway's follows its upstreams): a server serving
+    the card renders it again when it changed."""
+    card_changed: float | None = None
+    """When the card last changed (POSIX time); None: not since the server started."""
 
     def __init__(
         self,
@@ -111,6 +118,12 @@ class Agent:
     def card(self, url: str) -> AgentCard:
         """The public agent card, with the JSON-RPC endpoint at `url`."""
         return self._card.model_copy(update={"url": url})
+
+    def change_card(self, card: AgentCard) -> None:
+        """Present `card` from now on (its `url` is the server's): servers serve it anew."""
+        self._card = card
+        self.card_changed = time.time()
+        self.card_revision += 1
 
     def app(self, **options: Any) -> Starlette:
         """An ASGI app serving this agent (`options`: those of `accord.server.create_app`, its

@@ -73,7 +73,7 @@ class TaskUpdater:
             "final": final,
             "metadata": metadata,
         }
-        await self.events.send(TaskStatusUpdateEvent.model_validate(event))
+        await self.events.send(TaskStatusUpdateEvent.validated(event))
 
     async def submit(self, message: Content | Message | None = None) -> None:
         """Acknowledge the task without starting work yet."""
@@ -112,7 +112,7 @@ class TaskUpdater:
             "append": append or None,
             "last_chunk": last_chunk,
         }
-        await self.events.send(TaskArtifactUpdateEvent.model_validate(event))
+        await self.events.send(TaskArtifactUpdateEvent.validated(event))
         return artifact_id
 
     async def append_artifact(

@@ -44,13 +44,15 @@ class Method:
     `operation` picks the coroutine it runs from the `Operations`; `decode` turns the
     request's params (None when absent) into that coroutine's canonical parameters, raising
     InvalidParams that name the field; `encode` turns its result into the JSON of the
-    response — for a streaming method, of one EventRecord.
+    response — for a streaming method, of one EventRecord. `canonical`: `encode` writes a
+    protocol object as its `to_json()`, so JSON already made of the result may stand for it.
     """
 
     operation: Operation
     decode: Callable[[Any], Any]
     encode: Callable[[Any], bytes]
     streaming: bool = False
+    canonical: bool = False
 
 
 class JsonRpcCodec(ABC):

@@ -59,11 +59,15 @@ class ProtoEnum:
         to_v1 = {old: new for new, old in values if old is not None}
         self.to_v1: Callable[[str], str] = to_v1.__getitem__
         """The ProtoJSON name of a 0.3 value (a lookup made in C: it writes every enum)."""
-        self._from_v1: dict[str | int, str] = {}
+        self.names = [new for new, old in values if old is not None]
+        from_v1 = _EnumValues(f"is not a {name}; use one of {', '.join(self.names)}")
         for number, (new, old) in enumerate(values):
             if old is not None:
-                self._from_v1[new] = self._from_v1[number] = old
-        self.names = [new for new, old in values if old is not None]
+                from_v1[new] = from_v1[number] = old
+        self._from_v1 = from_v1
+        self.value_of: Callable[[str | int], str] = from_v1.__getitem__
+        """The 0.3 value of a ProtoJSON name or number, else ValueError (as a validator
+        raises): a lookup made in C, which takes a bool for 0 or 1 (`canonical` does not)."""
 
     def from_v1(self, value: Any, path: str) -> str:
         """The 0.3 value of a ProtoJSON enum value (its name, or its number)."""
@@ -75,10 +79,22 @@ class ProtoEnum:
     def canonical(self, value: Any) -> str:
         """The 0.3 value of a ProtoJSON enum value, or ValueError (as a validator raises)."""
         if isinstance(value, str | int) and not isinstance(value, bool):
-            found = self._from_v1.get(value)
-            if found is not None:
-                return found
-        raise ValueError(f"{value!r} is not a {self.name}; use one of {', '.join(self.names)}")
+            return self._from_v1[value]
+        raise self._from_v1.refused(value)
+
+
+class _EnumValues(dict[str | int, str]):
+    """A ProtoJSON enum's 0.3 values by name and number; a missing one is a ValueError."""
+
+    def __init__(self, refusal: str) -> None:
+        super().__init__()
+        self.refusal = refusal
+
+    def __missing__(self, key: Any) -> str:
+        raise self.refused(key)
+
+    def refused(self, value: Any) -> ValueError:
+        return ValueError(f"{value!r} {self.refusal}")
 
 
 ROLE = ProtoEnum(

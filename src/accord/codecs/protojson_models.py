@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import partial
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic_core import CoreConfig, SchemaSerializer, SchemaValidator
 from pydantic_core import core_schema as cs
@@ -40,8 +40,6 @@ from accord.types import (
     TextPart,
 )
 
-ModelT = TypeVar("ModelT", bound=A2AModel)
-
 _CONFIG = CoreConfig(
     # What the models' own JSON does: NaN and infinities as null.
     ser_json_inf_nan="null",
@@ -65,7 +63,7 @@ def _fields(model: type[A2AModel]) -> dict[str, cs.ModelField]:
 _OWN_FIELDS = attrgetter("__dict__")
 """A model's field values, taken in C, written by a typed-dict schema of its fields: a model
 schema naming a complete model class gets that class's own serializer from pydantic-core,
-whatever fields it lists (as `_constructed` says of validators)."""
+whatever fields it lists (as `validator` says of validators)."""
 
 _LEFT_OUT = frozenset({"kind", "final"})
 """Members 0.3 has and 1.0 does not: the discriminator, and `final` of a status update."""
@@ -167,53 +165,38 @@ def write_member(converter: OneOf, model: A2AModel) -> bytes:
 
 # --- reading ---------------------------------------------------------------------------------
 
-_Validated = tuple[dict[str, Any], Any, set[str]]
-"""What a model-fields schema makes: the field values, the extra ones, the fields given."""
-
-
-def _constructed(model: type[ModelT]) -> Callable[[_Validated], ModelT]:
-    """An instance of `model` holding validated field values, made as pydantic-core makes one
-    from the model's own schema (it takes a model's own schema whole, where a `model_schema`
-    names a model class, whatever fields that schema gives: hence fields, then this)."""
-    new, assign = object.__new__, object.__setattr__
-
-    def construct(validated: _Validated) -> ModelT:
-        values, _, given = validated
-        instance: ModelT = new(model)
-        assign(instance, "__dict__", values)
-        assign(instance, "__pydantic_fields_set__", given)
-        assign(instance, "__pydantic_extra__", None)
-        assign(instance, "__pydantic_private__", None)
-        return instance
-
-    return construct
-
 
 def reading(
     model: type[A2AModel], *, extra: cs.ExtraBehavior = "forbid", **changed: cs.CoreSchema
 ) -> cs.CoreSchema:
     """How the 1.0 form of `model` is read into a `model`: its fields by their 0.3 names (the
     same in 1.0), those named in `changed` read by their schema there; other members are
-    refused (`extra`), so that whatever this does not know goes the converters' way."""
+    refused (`extra`), so that whatever this does not know goes the converters' way. The
+    instance is made by pydantic-core, as from the model's own schema (see `validator`)."""
     fields = {
         name: cs.model_field(changed[name], validation_alias=field.get("validation_alias"))
         if name in changed
         else field
         for name, field in _fields(model).items()
     }
-    return cs.no_info_after_validator_function(
-        _constructed(model),
-        cs.model_fields_schema(fields, model_name=model.__name__, extra_behavior=extra),
+    return cs.model_schema(
+        model, cs.model_fields_schema(fields, model_name=model.__name__, extra_behavior=extra)
     )
 
 
 def validator(schema: cs.CoreSchema) -> SchemaValidator:
-    """A validator of `schema` reading 1.0's names only."""
-    return SchemaValidator(schema, _CONFIG)
+    """A validator of `schema` reading 1.0's names only. Its models are read by the schemas
+    given here: by default pydantic-core validates a model class with the class's own
+    validator, whatever fields its schema lists."""
+    return SchemaValidator(schema, _CONFIG, _use_prebuilt=False)
+
+
+_NAME_OR_NUMBER = cs.union_schema([cs.str_schema(strict=True), cs.int_schema(strict=True)])
+"""What a ProtoJSON enum value may be (not a bool, which a lookup would take for 0 or 1)."""
 
 
 def _enum_read(enum: ProtoEnum) -> cs.CoreSchema:
-    return cs.no_info_plain_validator_function(enum.canonical)
+    return cs.chain_schema([_NAME_OR_NUMBER, cs.no_info_plain_validator_function(enum.value_of)])
 
 
 _PART_CONTENT = {"text": "text", "data": "data", "raw": "file", "url": "file"}
@@ -233,9 +216,11 @@ def _part_kind(part: Any) -> str | None:
     return None
 
 
-def _file_part(part: dict[str, Any]) -> dict[str, Any]:
+def _file_part(part: Any) -> dict[str, Any]:
     """A 1.0 file part (`raw` or `url`, with `mediaType` and `filename`) as a FilePart's
-    fields; the FilePart's own validation checks them."""
+    fields; the FilePart's own validation checks them. Any other part is refused."""
+    if _part_kind(part) != "file":
+        raise ValueError("not a file part")
     content = "raw" if "raw" in part else "url"
     file = {("bytes" if content == "raw" else "uri"): part[content]}
     if "mediaType" in part:
@@ -248,17 +233,16 @@ def _file_part(part: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+# A part is the first of these it is: a text or data part holds its content and metadata only
+# (spelled the same in both versions); a file part is flattened in 1.0.
 _PARTS_READ = cs.list_schema(
-    cs.tagged_union_schema(
-        {
-            # What these parts hold is spelled the same in both versions.
-            "text": TextPart.__pydantic_core_schema__,
-            "data": DataPart.__pydantic_core_schema__,
-            "file": cs.no_info_before_validator_function(
-                _file_part, FilePart.__pydantic_core_schema__
-            ),
-        },
-        discriminator=_part_kind,
+    cs.union_schema(
+        [
+            reading(TextPart),
+            reading(DataPart),
+            cs.no_info_before_validator_function(_file_part, FilePart.__pydantic_core_schema__),
+        ],
+        mode="left_to_right",
     )
 )
 MESSAGE_READ = reading(Message, role=_enum_read(ROLE), parts=_PARTS_READ)

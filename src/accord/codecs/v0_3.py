@@ -123,7 +123,7 @@ class V03Codec(JsonRpcCodec):
     version = ProtocolVersion.V0_3
     refused_stream_as_event = True
     methods = {
-        "message/send": Method(lambda s: s.send_message, _send_params, _result),
+        "message/send": Method(lambda s: s.send_message, _send_params, _result, canonical=True),
         "message/stream": Method(lambda s: s.stream_message, _send_params, _record, streaming=True),
         "tasks/get": Method(lambda s: s.get_task, _params(TaskQueryParams), _result),
         "tasks/cancel": Method(lambda s: s.cancel_task, _params(TaskIdParams), _result),

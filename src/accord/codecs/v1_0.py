@@ -181,8 +181,9 @@ client sends it (1.0 names only, no nulls where a value is needed, every part a 
 
 
 def send_message_request(params: Any) -> MessageSendParams:
-    # A member with "_" may be a proto name the converters rename: theirs to read.
-    if type(params) is dict and not any("_" in name for name in params):
+    # A member with "_" may be a proto name the converters rename: theirs to read. (JSON
+    # names are strings: joined, they are looked through in C.)
+    if type(params) is dict and "_" not in "".join(params):
         try:
             return _SEND_MESSAGE_PARAMS.validate_python(params)  # type: ignore[no-any-return]
         except ValidationError:

@@ -74,11 +74,11 @@ def named_version(headers: Mapping[str, str], query: Mapping[str, str]) -> str |
     return value if value and value.strip() else None
 
 
-def version_hint(headers: Mapping[str, str], query: Mapping[str, str]) -> ProtocolVersion:
-    """The version to answer in before the method is known: the named one, if we speak it."""
-    value = named_version(headers, query)
+def version_hint(named: str | None) -> ProtocolVersion:
+    """The version to answer in before the method is known: the one a request names
+    (`named_version`), if we speak it."""
     try:
-        return parse_version(value or "")
+        return parse_version(named or "")
     except VersionNotSupported:
         return ProtocolVersion.V0_3
 

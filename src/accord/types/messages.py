@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import time
-from enum import StrEnum
 from typing import Literal
 
-from accord.types._base import A2AModel, Metadata
+from accord.types._base import A2AModel, Metadata, WireEnum
 from accord.types.parts import Part, TextPart
 
 
-class Role(StrEnum):
+class Role(WireEnum):
     """Who sent a message."""
 
     USER = "user"

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import time
-from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import Field
 
-from accord.types._base import A2AModel, Metadata
+from accord.types._base import A2AModel, Metadata, WireEnum
 from accord.types.messages import Message
 from accord.types.parts import Part, TextPart
 
 
-class TaskState(StrEnum):
+class TaskState(WireEnum):
     """Where a task is in its lifecycle."""
 
     SUBMITTED = "submitted"
@@ -26,36 +25,37 @@ class TaskState(StrEnum):
     AUTH_REQUIRED = "auth-required"
     UNKNOWN = "unknown"
 
-    @property
-    def is_terminal(self) -> bool:
-        """A terminal task never changes again."""
-        return self in TERMINAL_STATES
-
-    @property
-    def is_interrupted(self) -> bool:
-        """The task waits for the client (more input or authentication)."""
-        return self in INTERRUPTED_STATES
+    # Plain attributes of each member, set below: read on every change of every task, where a
+    # property would be a call and a frozenset lookup would hash the member in Python.
+    is_terminal: bool
+    """A terminal task never changes again."""
+    is_interrupted: bool
+    """The task waits for the client (more input or authentication)."""
 
 
 TERMINAL_STATES = frozenset(
     {TaskState.COMPLETED, TaskState.CANCELED, TaskState.FAILED, TaskState.REJECTED}
 )
 INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
+for _state in TaskState:
+    _state.is_terminal = _state in TERMINAL_STATES
+    _state.is_interrupted = _state in INTERRUPTED_STATES
+del _state
 
 
 # The last second utc_now formatted, and its text: every status of every task is stamped, and
-# the date and time change only once a second.
+# the date and time change only once a second; the millisecond's text is looked up.
 _second, _second_text = -1, ""
+_MILLISECONDS = tuple(f".{millisecond:03d}Z" for millisecond in range(1000))
 
 
 def utc_now() -> str:
     """The current time as the ISO 8601 string the protocol uses (UTC, milliseconds, `Z`)."""
     global _second, _second_text
-    now = time.time()
-    second = int(now)
+    second, millisecond = divmod(time.time_ns() // 1_000_000, 1000)
     if second != _second:
         _second, _second_text = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-    return f"{_second_text}.{int((now - second) * 1000):03d}Z"
+    return _second_text + _MILLISECONDS[millisecond]
 
 
 class TaskStatus(A2AModel):
