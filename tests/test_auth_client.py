@@ -20,6 +20,7 @@ from accord.client import (
     ClientCredentials,
     Credentials,
 )
+from accord.client.keepalive import KeepAliveTransport
 from accord.core import Inbound, Principal
 from accord.errors import A2AClientError, Unauthenticated
 from accord.types import (
@@ -80,9 +81,19 @@ async def ask(client: Client) -> str:
     return reply.text
 
 
-@pytest.mark.parametrize(("transport", "version"), INTERFACES)
+def keep_alive(wanted: bool) -> KeepAliveTransport | None:
+    return KeepAliveTransport() if wanted else None
+
+
+OVER_KEEP_ALIVE = [(transport, version, False) for transport, version in INTERFACES] + [
+    (transport, version, True) for transport, version in INTERFACES if transport != "GRPC"
+]
+"""Each interface, and the HTTP ones over KeepAliveTransport too (requests sent straight)."""
+
+
+@pytest.mark.parametrize(("transport", "version", "kept_alive"), OVER_KEEP_ALIVE)
 async def test_each_credential_over_each_interface(
-    url: str, issuer: TokenIssuer, transport: str, version: str
+    url: str, issuer: TokenIssuer, transport: str, version: str, kept_alive: bool
 ) -> None:
     given = {
         "team-a/apiKey": Key("key-a"),
@@ -92,7 +103,11 @@ async def test_each_credential_over_each_interface(
     }
     for expected, credential in given.items():
         async with Client(
-            url, credentials=[credential], transport=transport, version=version
+            url,
+            credentials=[credential],
+            transport=transport,
+            version=version,
+            http_transport=keep_alive(kept_alive),
         ) as client:
             assert await ask(client) == expected, credential
 
@@ -171,14 +186,25 @@ class Introspected(Scheme):
         return Principal("robot", scheme=self.name)
 
 
-@pytest.mark.parametrize("transport", ["JSONRPC", "HTTP+JSON", "GRPC"])
+@pytest.mark.parametrize(
+    ("transport", "kept_alive"),
+    [
+        ("JSONRPC", False),
+        ("HTTP+JSON", False),
+        ("GRPC", False),
+        ("JSONRPC", True),
+        ("HTTP+JSON", True),
+    ],
+)
 async def test_a_refused_cached_token_is_fetched_again_once(
-    issuer: TokenIssuer, transport: str
+    issuer: TokenIssuer, transport: str, kept_alive: bool
 ) -> None:
     agent = accord.Agent(whoami.executor, name="Strict", security=Security(Introspected(issuer)))
     with served(agent.app(grpc_port=0)) as url:
         robot = ClientCredentials("robot", "robot-secret")
-        async with Client(url, credentials=[robot], transport=transport) as client:
+        async with Client(
+            url, credentials=[robot], transport=transport, http_transport=keep_alive(kept_alive)
+        ) as client:
             assert await ask(client) == "robot/oauth2"
             issuer.active.clear()  # revoked
             assert await ask(client) == "robot/oauth2"

@@ -56,8 +56,10 @@ class RawServer:
         self.peers.add(port)
         with peer, peer.makefile("rb") as reader:
             for n in range(1, self.kept + 1):
-                head = [line for line in iter(reader.readline, b"\r\n") if line]
-                if not head:  # the client hung up
+                head = []
+                while (line := reader.readline()) not in (b"\r\n", b""):
+                    head.append(line)
+                if not line:  # the client hung up
                     break
                 self.methods.append(head[0].split()[0].decode())
                 length = [
@@ -219,6 +221,30 @@ async def test_closing_the_transport_closes_connections_in_use() -> None:
             with pytest.raises(httpx.RemoteProtocolError):
                 async for _ in lines:
                     pass
+
+
+async def test_a_closed_transport_refuses_requests_and_closes_idle_connections() -> None:
+    with RawServer(kept=2).running() as server:
+        transport = KeepAliveTransport()
+        async with httpx.AsyncClient(transport=transport) as http:
+            assert (await http.get(server.url)).status_code == 200
+            await transport.aclose()
+            assert await asyncio.to_thread(server.closed.wait, 5)  # the idle one
+            with pytest.raises(RuntimeError, match="closed"):
+                await http.get(server.url)
+    assert server.methods == ["GET"]
+
+
+async def test_a_request_waiting_for_a_connection_when_the_transport_closes_is_refused() -> None:
+    with serve_app(APP) as url:
+        transport = one_connection()
+        async with httpx.AsyncClient(transport=transport, timeout=5) as http:
+            async with http.stream("GET", f"{url}/chunks"):
+                waiting = asyncio.create_task(http.post(f"{url}/peer"))
+                await asyncio.sleep(0.05)
+                await transport.aclose()
+            with pytest.raises(RuntimeError, match="closed"):
+                await waiting
 
 
 async def test_a_connection_idle_longer_than_the_keepalive_expiry_is_not_reused() -> None:

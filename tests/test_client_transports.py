@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import httpx
+import pydantic_core
 import pytest
 from typer.testing import CliRunner
 
@@ -12,13 +15,17 @@ import accord
 from accord import A2AClientError, Client
 from accord.cli.main import app as cli
 from accord.client.interfaces import card_interfaces, select_interface
-from accord.client.transports import TRANSPORTS
+from accord.client.transports import TRANSPORTS, open_transport
+from accord.client.transports.base import json_body
 from accord.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from accord.samples import echo
 from accord.types import (
     AgentCard,
     AgentInterface,
+    Message,
+    MessageSendParams,
     PushNotificationConfig,
+    Role,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
@@ -313,3 +320,40 @@ def test_accord_send_refuses_an_interface_the_card_does_not_offer(echo_url: str)
     result = CliRunner().invoke(cli, ["send", echo_url, "hi", "--transport", "GRPC"])
     assert result.exit_code != 0
     assert "offers no GRPC" in result.output
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [None, {"n": None, "deep": {"x": None, "f": 1.5}, "é": "ü", "inf": float("inf")},
+     {"bad": b"\xff"}],
+)  # fmt: skip
+def test_a_json_rpc_request_is_written_as_its_dict_would_be(metadata: Any) -> None:
+    interface = AgentInterface(
+        url="http://agent.test/", transport="JSONRPC", protocol_version="0.3"
+    )
+    transport: Any = open_transport(httpx.AsyncClient(), interface, {})
+    message = Message(message_id="m1", role=Role.USER, parts=[TextPart(text="hé")])
+    params = MessageSendParams(message=message, metadata=metadata)
+    call = transport.codec.send
+    try:
+        request = {"jsonrpc": "2.0", "id": 3, "method": call.name, "params": call.encode(params)}
+        expected = pydantic_core.to_json(request, exclude_none=True)
+    except ValueError as exc:  # what cannot be written raises as before
+        with pytest.raises(type(exc)):
+            transport._request(3, call, params)
+        return
+    assert transport._request(3, call, params) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"a":[1,2.5,null,true]}', b'{"a":"\\ud800"}', b"\xef\xbb\xbf{}", '{"a":1}'.encode("utf-16"),
+     b'{"a":NaN,"b":1e400,"c":123456789012345678901234567890}', b'{"a":1,"a":2}',
+     b'{"a":"x\x01y"}', b'{"a":"\xff"}', b"[1,2,]", b"", b"not json", b"[" * 300 + b"]" * 300],
+)  # fmt: skip
+def test_a_body_reads_as_the_json_module_reads_it(body: bytes) -> None:
+    try:
+        expected = json.loads(body)
+    except ValueError:
+        expected = None
+    assert repr(json_body(body)) == repr(expected)

@@ -25,14 +25,18 @@ from accord.auth import ApiKey, Security
 from accord.cli.main import app
 from accord.client import ApiKey as ApiKeyCredential
 from accord.client import Credentials, activated_extensions
+from accord.client.messages import send_params, user_message
 from accord.errors import InternalError, TaskNotFound, Unauthenticated, UnsupportedOperation
 from accord.extensions import Extension
 from accord.gateway.routing import routed
+from accord.gateway.upstream import blocking_send
 from accord.samples import currency
 from accord.types import (
     Artifact,
     DataPart,
     Message,
+    MessageSendConfiguration,
+    MessageSendParams,
     PushNotificationConfig,
     Role,
     Task,
@@ -494,3 +498,19 @@ async def test_a_task_that_asks_for_input_is_answered_through_the_gateway() -> N
     assert asked.status.state is TaskState.INPUT_REQUIRED
     assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
     assert answered.artifacts and "EUR" in answered.artifacts[0].text
+
+
+@pytest.mark.parametrize(
+    "configuration",
+    [None, MessageSendConfiguration(), MessageSendConfiguration(accepted_output_modes=[]),
+     MessageSendConfiguration(accepted_output_modes=["text/plain"], history_length=2)],
+)  # fmt: skip
+@pytest.mark.parametrize("metadata", [None, {"k": "v"}])
+def test_a_blocking_send_relays_what_the_clients_send_would(
+    configuration: MessageSendConfiguration | None, metadata: dict[str, str] | None
+) -> None:
+    message = user_message("hi")
+    params = MessageSendParams(message=message, configuration=configuration, metadata=metadata)
+    modes = configuration.accepted_output_modes if configuration else None
+    sent = send_params(message, blocking=True, accepted_output_modes=modes, metadata=metadata)
+    assert blocking_send(params).to_json() == sent.to_json()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,9 @@ from accord import Client
 from accord.cli.main import app
 from accord.client import RegistryClient
 from accord.errors import InternalError, InvalidParams
-from accord.gateway.router import UPSTREAM_KEY
+from accord.gateway.router import UPSTREAM_KEY, RecentContexts
 from accord.gateway.skills import named_skill
+from accord.keys import KeyStore, StaticKeys, verify_card
 from accord.registry import Registry, create_registry_app, open_catalog
 from accord.samples import currency
 from accord.store import open_store
@@ -136,6 +138,31 @@ async def test_follow_ups_and_cancel_reach_the_upstream_after_a_restart(
     assert got.status.state is TaskState.COMPLETED and got.metadata == {UPSTREAM_KEY: "currency"}
 
 
+async def test_a_context_an_upstream_answered_with_a_message_is_followed_there(
+    upstreams: dict[str, str],
+) -> None:
+    """A plain reply leaves no task, yet names a context: the next message naming it goes to
+    the same upstream, naming no skill."""
+    with gateway(upstreams["echo"], upstreams["money"]) as url:
+        async with Client(url, version="1.0") as client:
+            reply = await client.send(asking("reply please", skill="echo"))
+            assert isinstance(reply, Message) and reply.context_id
+            again = await client.send(asking("reply again", context_id=reply.context_id))
+            task = await client.send(asking("a task now", context_id=reply.context_id))
+    assert isinstance(again, Message) and again.text == "reply again"
+    assert again.context_id == reply.context_id
+    assert texts(task) == ["a task now"] and task.context_id == reply.context_id
+
+
+def test_contexts_known_from_replies_are_remembered_the_most_recently_used_kept() -> None:
+    replied = RecentContexts(limit=2)
+    replied.remember("a", "echo")
+    replied.remember("b", "money")
+    assert replied.upstream("a") == "echo"  # now the most recently used
+    replied.remember("c", "money")
+    assert [replied.upstream(c) for c in "abc"] == ["echo", None, "money"]
+
+
 async def test_a_skill_id_two_upstreams_share_is_served_once_for_each() -> None:
     with official_server(OfficialEcho()) as one, official_server(OfficialEcho()) as two:
         one.list_interface("JSONRPC", "0.3")
@@ -193,9 +220,42 @@ async def test_upstreams_from_a_registry_read_again(
                 async with RegistryClient(registry_url, headers=CURATOR) as listing:
                     await listing.add(upstreams["echo"])
                 echoed = await client.send(asking("hello", skill="echo"))
-    assert [skill.id for skill in agent.card("").skills] == ["convert_currency"]
     assert isinstance(converted, Task) and converted.status.state is TaskState.COMPLETED
     assert texts(echoed) == ["hello"]
+
+
+async def test_the_card_follows_the_upstreams_a_registry_reading_changes(
+    upstreams: dict[str, str], tmp_path: Path
+) -> None:
+    """Served anew and signed again once a reading added an upstream: a conditional GET with
+    the old ETag or date gets the new card, one with the new ETag a 304."""
+    keys = KeyStore.ephemeral()
+    card_path = "/.well-known/agent-card.json"
+    async with registry(tmp_path, upstreams["money"]) as registry_url:
+        agent = accord.gateway.several(registry=registry_url, refresh=0)
+        with serve_app(agent.app(keys=keys)) as url:
+            async with httpx.AsyncClient(base_url=url) as http:
+                before = await http.get(card_path)
+                async with RegistryClient(registry_url, headers=CURATOR) as listing:
+                    await listing.add(upstreams["echo"])
+                async with Client(url, version="1.0") as client:
+                    await client.send(asking("convert 2 USD to EUR"))  # reads them again
+                after = await http.get(card_path, headers={"If-None-Match": before.headers["ETag"]})
+                since = {"If-Modified-Since": before.headers["Last-Modified"]}
+                dated = await http.get(card_path, headers=since)
+                same = await http.get(card_path, headers={"If-None-Match": after.headers["ETag"]})
+    assert [skill["id"] for skill in before.json()["skills"]] == ["convert_currency"]
+    assert after.status_code == 200 and after.headers["ETag"] != before.headers["ETag"]
+    assert {skill["id"] for skill in after.json()["skills"]} == {"convert_currency", "echo"}
+    assert "official-echo" in after.json()["description"]
+    assert await verify_card(after.json(), StaticKeys(keys.jwks())) == keys.active().kid
+    assert parsedate_to_datetime(after.headers["Last-Modified"]) >= parsedate_to_datetime(
+        before.headers["Last-Modified"]
+    )
+    assert same.status_code == 304
+    assert dated.status_code == 200 or (
+        after.headers["Last-Modified"] == before.headers["Last-Modified"]  # the same second
+    )
 
 
 JSON = st.recursive(

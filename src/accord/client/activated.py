@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
+from contextvars import ContextVar, Token
 
 from accord.core.extension_headers import listed_extensions
 
 _noted: ContextVar[list[str] | None] = ContextVar("accord_activated_extensions", default=None)
 
 
-@contextmanager
-def activated_extensions() -> Iterator[list[str]]:
+class activated_extensions:  # named as the function it stands for
     """The extension URIs the agent's answers to calls made within the block say they
     activated (`A2A-Extensions`, `X-A2A-Extensions`; gRPC's initial metadata), each once:
 
@@ -21,12 +19,20 @@ def activated_extensions() -> Iterator[list[str]]:
         print(activated)
 
     A stream's are noted as it starts. Calls run by other asyncio tasks are not seen."""
-    noted: list[str] = []
-    token = _noted.set(noted)
-    try:
-        yield noted
-    finally:
-        _noted.reset(token)
+
+    __slots__ = ("_noted", "_token")
+
+    def __init__(self) -> None:
+        self._noted: list[str] = []
+        self._token: Token[list[str] | None] | None = None
+
+    def __enter__(self) -> list[str]:
+        self._token = _noted.set(self._noted)
+        return self._noted
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _noted.reset(self._token)
 
 
 def note_activated(headers: Mapping[str, str]) -> None:

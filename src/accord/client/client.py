@@ -13,8 +13,10 @@ import httpx
 from accord.client.card_auth import CardAuth
 from accord.client.card_resolver import check_signature, fetch_card
 from accord.client.credentials import Credential, Credentials
+from accord.client.direct import DirectClient
 from accord.client.event_stream import EventStream, IdentifiedEvents
 from accord.client.interfaces import select_interface
+from accord.client.keepalive import KeepAliveTransport
 from accord.client.messages import send_params, user_message
 from accord.client.transports import TRANSPORTS, Transport, open_transport
 from accord.client.transports.base import decoded
@@ -398,6 +400,8 @@ def httpx_client(
             "http_transport, which makes its connections with TLS settings of its own: "
             "leave http_transport out to use them"
         )
+    if isinstance(transport, KeepAliveTransport):
+        return DirectClient(timeout=timeout, auth=auth, transport=transport)
     return httpx.AsyncClient(
         timeout=timeout, auth=auth, verify=context or True, transport=transport
     )

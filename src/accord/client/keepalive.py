@@ -6,7 +6,7 @@ import asyncio
 import select
 import weakref
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import cast
 
 import httptools
@@ -18,6 +18,8 @@ less than the 5 s common servers (uvicorn, Node) keep one, so that a request is 
 on a connection the server is closing at that moment (a POST could not be sent again)."""
 BUFFERED = 1 << 20
 """Bytes of a response body read ahead of its reader before the socket stops being read."""
+CLOSED = "Cannot send a request, as the transport has been closed."
+"""What a closed transport answers a request with (httpx's words for a closed client)."""
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
 """Methods whose request may be sent twice to the same effect (RFC 9110, section 9.2.2)."""
 
@@ -38,41 +40,70 @@ class KeepAliveTransport(httpx.AsyncBaseTransport):
         self._fallback = fallback or httpx.AsyncHTTPTransport()
         self._limits = limits
         self._pools: dict[tuple[str, int], _Pool] = {}
+        self._closed = False
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if (
-            request.url.scheme != "http"
-            or "transfer-encoding" in request.headers
-            or request.method == "HEAD"  # a response without the body its head announces
-        ):
+        url = request.url
+        if not takes(request.method, url) or "transfer-encoding" in request.headers:
             return await self._fallback.handle_async_request(request)
-        timeout = request.extensions.get("timeout", {})
-        origin = (request.url.host, request.url.port or 80)
         body = b"".join([chunk async for chunk in request.stream])  # type: ignore[union-attr]
-        data = _head(request) + body
+        data = request_bytes(request.method, url.raw_path, request.headers.raw, body)
+        return await self.exchange(request.method, url, data, request.extensions.get("timeout", {}))
+
+    async def exchange(
+        self, method: str, url: httpx.URL, data: bytes, timeouts: Mapping[str, float | None]
+    ) -> httpx.Response:
+        """Send a request's bytes (`request_bytes`) to `url`'s origin, which `takes`; the
+        response once its head came, its body streamed. `timeouts` are httpx's (connect,
+        read, write, pool)."""
+        connection, body = await self._headed(method, url, data, timeouts)
+        return _response(connection, body)
+
+    async def fetch(
+        self, method: str, url: httpx.URL, data: bytes, timeouts: Mapping[str, float | None]
+    ) -> Answer:
+        """`exchange`, the response read whole: its status, headers and body (decoded as
+        httpx decodes it, when it has a content coding)."""
+        connection, body = await self._headed(method, url, data, timeouts)
+        status, raw = connection.status, connection.headers
+        fields = header_fields(raw)
+        if "content-encoding" in fields:
+            return await _decoded(_response(connection, body))
+        try:
+            content = await body.whole()
+        finally:
+            await body.aclose()  # the connection goes back to the pool (closed unless whole)
+        return Answer(status, fields, content, raw)
+
+    async def _headed(
+        self, method: str, url: httpx.URL, data: bytes, timeouts: Mapping[str, float | None]
+    ) -> tuple[_Connection, _Body]:
+        """Send a request; its connection once the response's head came, and its body."""
+        if self._closed:
+            raise RuntimeError(CLOSED)
+        origin = (url.host, url.port or 80)
         pool = self._pools.get(origin)
         if pool is None or pool.loop is not asyncio.get_running_loop():  # the first one ended
             pool = self._pools[origin] = _Pool(self._limits)
-        await pool.take(timeout.get("pool"))
+        await pool.take(timeouts.get("pool"))
         try:
+            if pool.closed:  # closed while this request waited for a slot
+                raise RuntimeError(CLOSED)
             connection = pool.reused()
-            if connection is None or not await _answered_again(connection, data, request, timeout):
-                connection = await pool.connect(origin, timeout.get("connect"))
+            if connection is None or not await _answered_again(connection, data, method, timeouts):
+                connection = await pool.connect(origin, timeouts.get("connect"))
                 if not connection.sent(data):
                     raise httpx.WriteError(f"{origin[0]}:{origin[1]} closed the connection")
-                await connection.answer(timeout.get("write"), timeout.get("read"))
+                await connection.answer(timeouts.get("write"), timeouts.get("read"))
         except BaseException:
             pool.give_back(None)
             raise
-        return httpx.Response(
-            connection.status,
-            headers=connection.headers,
-            stream=_Body(connection, timeout.get("read"), pool),
-            extensions={"http_version": b"HTTP/1.1"},
-        )
+        return connection, _Body(connection, timeouts.get("read"), pool)
 
     async def aclose(self) -> None:
-        """Close every connection, idle or in use (their responses' readers get an error)."""
+        """Close every connection, idle or in use (their responses' readers get an error);
+        later requests are refused, as by a closed `httpx.AsyncClient`."""
+        self._closed = True
         pools, self._pools = self._pools, {}
         for pool in pools.values():
             pool.close()
@@ -92,9 +123,13 @@ class _Pool:
         self._expiry = limits.keepalive_expiry
         self._idle: list[tuple[float, _Connection]] = []
         self._open: weakref.WeakSet[_Connection] = weakref.WeakSet()
+        self.closed = False
 
     async def take(self, seconds: float | None) -> None:
         """Wait for a slot, `seconds` at most."""
+        if not self._slots.locked():  # one is free: taken at once, no timer to arm
+            await self._slots.acquire()
+            return
         try:
             async with asyncio.timeout(seconds):
                 await self._slots.acquire()
@@ -103,6 +138,9 @@ class _Pool:
 
     async def connect(self, origin: tuple[str, int], seconds: float | None) -> _Connection:
         connection = await _Connection.connect(origin, seconds)
+        if self.closed:  # closed while connecting
+            connection.close()
+            raise RuntimeError(CLOSED)
         self._open.add(connection)
         return connection
 
@@ -121,13 +159,19 @@ class _Pool:
     def give_back(self, connection: _Connection | None) -> None:
         """Free a slot, keeping its connection idle if it can take another request (its
         response came whole, and neither side said to close it), else closing it."""
-        if connection is not None and connection.reusable and len(self._idle) < self._max_idle:
+        if (
+            connection is not None
+            and connection.reusable
+            and len(self._idle) < self._max_idle
+            and not self.closed
+        ):
             self._idle.append((asyncio.get_running_loop().time(), connection))
         elif connection is not None:
             connection.close()
         self._slots.release()
 
     def close(self) -> None:
+        self.closed = True
         self._idle.clear()
         for connection in list(self._open):
             connection.close()
@@ -139,7 +183,7 @@ class _Pool:
 
 
 async def _answered_again(
-    connection: _Connection, data: bytes, request: httpx.Request, timeouts: dict[str, float | None]
+    connection: _Connection, data: bytes, method: str, timeouts: Mapping[str, float | None]
 ) -> bool:
     """Send a request on a kept-alive connection and read the head of its response; False
     when the request may go again on a fresh connection instead.
@@ -154,16 +198,109 @@ async def _answered_again(
     try:
         await connection.answer(timeouts.get("write"), timeouts.get("read"))
     except httpx.RemoteProtocolError:
-        if connection.answered or request.method not in IDEMPOTENT:
+        if connection.answered or method not in IDEMPOTENT:
             raise
         return False
     return True
 
 
-def _head(request: httpx.Request) -> bytes:
-    lines = [b"%s %s HTTP/1.1" % (request.method.encode(), request.url.raw_path)]
-    lines.extend(b"%s: %s" % (name, value) for name, value in request.headers.raw)
-    return b"\r\n".join(lines) + b"\r\n\r\n"
+def takes(method: str, url: httpx.URL) -> bool:
+    """Whether the transport itself sends a request (with a body of known length), rather
+    than its fallback: plain `http://`, and not `HEAD` (a response without the body its head
+    announces)."""
+    return url.scheme == "http" and method != "HEAD"
+
+
+class Answer:
+    """A response read whole, as a call reads it: its status, headers (looked up by name in
+    any case) and body."""
+
+    __slots__ = ("content", "headers", "raw_headers", "status_code")
+
+    def __init__(
+        self,
+        status_code: int,
+        headers: Mapping[str, str],
+        content: bytes,
+        raw_headers: list[tuple[bytes, bytes]],
+    ) -> None:
+        self.status_code = status_code
+        self.headers = headers
+        self.content = content
+        self.raw_headers = raw_headers
+        """The header fields as they came (names in their case, a name repeated)."""
+
+    @property
+    def is_success(self) -> bool:
+        return 200 <= self.status_code < 300
+
+
+class Fields(dict[str, str]):
+    """A response's header fields by lowercase name, looked up by name in any case."""
+
+    def __getitem__(self, name: str) -> str:
+        return super().__getitem__(name.lower())
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and super().__contains__(name.lower())
+
+    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        return super().get(name.lower(), default)
+
+
+def header_fields(raw: list[tuple[bytes, bytes]]) -> Mapping[str, str]:
+    """Header fields as `httpx.Headers` reads them (the values of a name repeated joined
+    with ", "), without building one unless a field is not ASCII (then httpx guesses the
+    encoding)."""
+    fields = Fields()
+    try:
+        for name, value in raw:
+            key, text = name.decode("ascii").lower(), value.decode("ascii")
+            known = dict.get(fields, key)
+            fields[key] = text if known is None else f"{known}, {text}"
+    except UnicodeDecodeError:
+        return httpx.Headers(raw)
+    return fields
+
+
+def answer_of(response: httpx.Response) -> Answer:
+    """An httpx response read whole, as an Answer."""
+    return Answer(response.status_code, response.headers, response.content, response.headers.raw)
+
+
+async def _decoded(response: httpx.Response) -> Answer:
+    """A response with a content coding, read whole and decoded by httpx."""
+    try:
+        await response.aread()
+    finally:
+        await response.aclose()
+    return answer_of(response)
+
+
+def _response(connection: _Connection, body: _Body) -> httpx.Response:
+    """The response whose head `connection` read, its `body` streamed."""
+    return httpx.Response(
+        connection.status,
+        headers=connection.headers,
+        stream=body,
+        extensions={"http_version": b"HTTP/1.1"},
+    )
+
+
+def request_bytes(
+    method: str, target: bytes, headers: Iterable[tuple[bytes, bytes]], body: bytes
+) -> bytes:
+    """An HTTP/1.1 request as sent: its line for `target` (path and query), headers, body."""
+    lines = [b"%s %s HTTP/1.1" % (method.encode(), target)]
+    lines.extend(b"%s: %s" % (name, value) for name, value in headers)
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+def request_data(method: str, target: bytes, fields: list[tuple[str, str]], body: bytes) -> bytes:
+    """`request_bytes` of header fields as text (ASCII: UnicodeEncodeError otherwise), their
+    block encoded at once."""
+    block = "".join([f"{name}: {value}\r\n" for name, value in fields]).encode("ascii")
+    return b"%s %s HTTP/1.1\r\n%s\r\n%s" % (method.encode(), target, block, body)
 
 
 class _Connection(asyncio.Protocol):
@@ -177,10 +314,11 @@ class _Connection(asyncio.Protocol):
         self.chunks: deque[bytes] = deque()
         self.complete = False
         self._buffered = 0
-        self._changed = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
         self._writable = asyncio.Event()
         self._writable.set()
         self._transport: asyncio.Transport | None = None
+        self._poller: select.poll | None = None
         self._parser: httptools.HttpResponseParser | None = None
         self._head_done = False
         self._keep_alive = False
@@ -209,10 +347,8 @@ class _Connection(asyncio.Protocol):
     def readable(self) -> bool:
         """Whether the socket has something to read: idle, it is the server's close not yet
         seen by the event loop (or bytes out of turn), so the connection is not reused."""
-        assert self._transport is not None
-        poller = select.poll()
-        poller.register(self._transport.get_extra_info("socket").fileno(), select.POLLIN)
-        return bool(poller.poll(0))
+        assert self._poller is not None
+        return bool(self._poller.poll(0))
 
     @property
     def reusable(self) -> bool:
@@ -237,12 +373,13 @@ class _Connection(asyncio.Protocol):
     async def answer(self, write: float | None, read: float | None) -> None:
         """Wait for the request to be written (`write` seconds at most) and the response's
         head to come (`read`); the connection is closed if either does not."""
-        try:
-            async with asyncio.timeout(write):
-                await self._writable.wait()
-        except TimeoutError:
-            self.close()
-            raise httpx.WriteTimeout("the server did not take the request in time") from None
+        if not self._writable.is_set():  # the socket's buffer is full: wait for it to drain
+            try:
+                async with asyncio.timeout(write):
+                    await self._writable.wait()
+            except TimeoutError:
+                self.close()
+                raise httpx.WriteTimeout("the server did not take the request in time") from None
         try:
             while not self._head_done:
                 await self.changed(read)
@@ -255,26 +392,46 @@ class _Connection(asyncio.Protocol):
         when the connection broke off before the response's end)."""
         if self.closed and not self.complete:
             raise httpx.RemoteProtocolError("the server closed the connection mid-response")
-        self._changed.clear()
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        # A timer of its own, not asyncio.timeout: no task cancelled and uncancelled per wait.
+        timer = None if seconds is None else loop.call_later(seconds, _expire, waiter)
         try:
-            async with asyncio.timeout(seconds):
-                await self._changed.wait()
-        except TimeoutError:
-            raise httpx.ReadTimeout("the server did not answer in time") from None
+            await waiter
+        finally:
+            self._waiter = None
+            if timer is not None:
+                timer.cancel()
 
     def taken(self, chunk: bytes) -> None:
         self._buffered -= len(chunk)
         if self._buffered < BUFFERED and self._transport is not None:
             self._transport.resume_reading()
 
+    def drained(self) -> list[bytes]:
+        """All the body's chunks come so far, taken at once (the socket read on)."""
+        chunks = list(self.chunks)
+        self.chunks.clear()
+        if self._buffered >= BUFFERED and self._transport is not None:
+            self._transport.resume_reading()
+        self._buffered = 0
+        return chunks
+
     def close(self) -> None:
         self.closed = True
         if self._transport is not None:
             self._transport.close()
 
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self._poller = select.poll()  # one per connection: `readable` asks it before each reuse
+        self._poller.register(transport.get_extra_info("socket").fileno(), select.POLLIN)
 
     def data_received(self, data: bytes) -> None:
         self.answered = True
@@ -285,14 +442,14 @@ class _Connection(asyncio.Protocol):
             self._parser.feed_data(data)
         except httptools.HttpParserError:
             self.close()  # the reader is told the connection broke off
-        self._changed.set()
+        self._wake()
 
     def eof_received(self) -> bool:
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self._changed.set()
+        self._wake()
         self._writable.set()
 
     def pause_writing(self) -> None:
@@ -321,6 +478,11 @@ class _Connection(asyncio.Protocol):
         self.complete = True
 
 
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_exception(httpx.ReadTimeout("the server did not answer in time"))
+
+
 class _Body(httpx.AsyncByteStream):
     """A response's body as it arrives; its connection goes back to the pool once closed."""
 
@@ -338,6 +500,16 @@ class _Body(httpx.AsyncByteStream):
                 yield chunk
             if connection.complete:
                 return
+            await connection.changed(self._timeout)
+
+    async def whole(self) -> bytes:
+        """The rest of the body, once it came whole."""
+        connection = self._connection
+        parts: list[bytes] = []
+        while True:
+            parts += connection.drained()
+            if connection.complete:
+                return b"".join(parts)
             await connection.changed(self._timeout)
 
     async def aclose(self) -> None:

@@ -56,14 +56,13 @@ def send_params(
     push: PushNotificationConfig | None = None,
 ) -> MessageSendParams:
     """The params of `message/send` or `message/stream`; configuration only when any is set."""
-    configuration = MessageSendConfiguration(
-        blocking=blocking,
-        history_length=history_length,
-        accepted_output_modes=list(accepted_output_modes) if accepted_output_modes else None,
-        push_notification_config=push,
-    )
-    return MessageSendParams(
-        message=message,
-        configuration=configuration if configuration.to_wire() else None,
-        metadata=metadata,
-    )
+    modes = list(accepted_output_modes) if accepted_output_modes else None
+    configuration = None
+    if not (blocking is None and history_length is None and modes is None and push is None):
+        configuration = MessageSendConfiguration(
+            blocking=blocking,
+            history_length=history_length,
+            accepted_output_modes=modes,
+            push_notification_config=push,
+        )
+    return MessageSendParams(message=message, configuration=configuration, metadata=metadata)

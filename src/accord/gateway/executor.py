@@ -77,20 +77,30 @@ class GatewayExecutor(AgentExecutor):
         await self._send(context, events, task)
 
     async def _relay(self, call: UpstreamCall, context: RequestContext, events: EventSink) -> None:
-        relayed = call.events(self.upstream.url)
-        async for event in relayed:
-            ours = context.task
-            if ours is not None and not ours.status.state.is_terminal and repeats(event, ours):
-                continue  # a follow-up's stream may open with the task as it waited for input
-            await self._send(context, events, event)
-            if settled(context):
-                break
+        ended = await self._relay_event(call.first, context, events)
+        if call.rest is None:  # a plain send's answer: nothing follows
+            return
+        rest = call.rest_events(self.upstream.url)
+        if not ended:
+            async for event in rest:
+                if await self._relay_event(event, context, events):
+                    break
         # Read to the stream's end, which follows at once: its connection is then kept for
         # the next call rather than closed (a stream that stays open is let go of).
         with suppress(TimeoutError, InternalError):
             async with asyncio.timeout(DRAIN_TIMEOUT):
-                async for _ in relayed:
+                async for _ in rest:
                     pass
+
+    async def _relay_event(
+        self, event: StreamEvent, context: RequestContext, events: EventSink
+    ) -> bool:
+        """Relay one event of the upstream's; whether the gateway's task settled with it."""
+        ours = context.task
+        if ours is not None and not ours.status.state.is_terminal and repeats(event, ours):
+            return False  # a follow-up's stream may open with the task as it waited for input
+        await self._send(context, events, event)
+        return settled(context)
 
     async def _send(self, context: RequestContext, events: EventSink, event: StreamEvent) -> None:
         """Relay one upstream event, unless the gateway's task ended meanwhile (a cancel

@@ -21,6 +21,9 @@ from accord.types import MessageSendParams, Task
 UPSTREAM_KEY = "accord/upstream"
 """The task metadata key holding the name of the upstream a task belongs to."""
 
+REPLY_CONTEXTS = 10_000
+"""How many contexts known only from plain replies a router remembers the upstream of."""
+
 PINNED: ContextVar[str | None] = ContextVar("accord_gateway_pinned", default=None)
 """The upstream a request's path prefix leads to (`several(routes=...)`), while it is served."""
 
@@ -45,7 +48,8 @@ class SkillRouter(AgentExecutor):
 
     1. a message continuing a task goes to the upstream of the task (the name each task
        keeps in its metadata, `UPSTREAM_KEY`, in the gateway's store); a message naming a
-       context id of tasks here, to the upstream of that context;
+       context id of tasks here, to the upstream of that context; one naming a context an
+       upstream answered with a plain reply (no task), to that upstream (`RecentContexts`);
     2. else to the upstream of the path prefix it came by (`PINNED`), if it has one;
     3. else to the upstream of the skill the message names (its metadata's `skill`, else the
        request's: a skill id of the gateway's card);
@@ -66,6 +70,7 @@ class SkillRouter(AgentExecutor):
         self.upstreams = upstreams
         self.default = default
         self.tasks = tasks
+        self.replied = RecentContexts()
 
     def on_store(self, tasks: TaskLookup) -> SkillRouter:
         """This router reading the gateway's store `tasks` (one per app serving it)."""
@@ -89,6 +94,8 @@ class SkillRouter(AgentExecutor):
             name = self._task_upstream(context)
         with naming_upstream(name):
             await self._executor(name).execute(context, Stamping(events, name))
+        if context.task is None:  # a plain reply: its context is in no task of the store
+            self.replied.remember(context.context_id, name)
 
     async def cancel(self, context: RequestContext, events: EventSink) -> None:
         name = self._task_upstream(context)
@@ -103,6 +110,10 @@ class SkillRouter(AgentExecutor):
                 name = upstream_of(task)
                 if name is not None and name in self.upstreams.executors:
                     return name
+        if context_id:
+            name = self.replied.upstream(context_id)
+            if name is not None and name in self.upstreams.executors:
+                return name
         pinned = PINNED.get()
         if pinned is not None:
             return pinned
@@ -124,6 +135,28 @@ class SkillRouter(AgentExecutor):
 
     def _executor(self, name: str) -> GatewayExecutor:
         return self.upstreams.executors[name]
+
+
+class RecentContexts:
+    """The upstream of each context an upstream answered with a plain reply, which leaves
+    nothing in the store: the `limit` most recently used, in this process's memory (gone at
+    a restart, as a reply is: the caller holds what there was of it)."""
+
+    def __init__(self, limit: int = REPLY_CONTEXTS) -> None:
+        self.limit = limit
+        self._upstreams: dict[str, str] = {}  # least recently used first
+
+    def upstream(self, context_id: str) -> str | None:
+        name = self._upstreams.pop(context_id, None)
+        if name is not None:
+            self._upstreams[context_id] = name
+        return name
+
+    def remember(self, context_id: str, name: str) -> None:
+        self._upstreams.pop(context_id, None)
+        self._upstreams[context_id] = name
+        if len(self._upstreams) > self.limit:
+            del self._upstreams[next(iter(self._upstreams))]
 
 
 def upstream_of(task: Task) -> str | None:

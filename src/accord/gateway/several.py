@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from anyio.from_thread import start_blocking_portal
@@ -20,13 +20,15 @@ from accord.gateway.card import gateway_agent
 from accord.gateway.router import PINNED, SkillRouter
 from accord.gateway.routing import HEALTH_PATH, AtItsPrefix, Health
 from accord.gateway.sources import REFRESH_INTERVAL, RegistrySource, UpstreamOptions, UpstreamSet
-from accord.types import AgentCard, AgentExtension
+from accord.types import AgentCard, AgentExtension, AgentSkill
 
 
 class SeveralGateway(Agent):
     """The `Agent` of a gateway in front of several upstreams: its router reads the store of
     each app serving it (the upstream each task and context belongs to), and each upstream of
-    `prefixes` (path prefix: upstream) is served at its prefix too, with its own card."""
+    `prefixes` (path prefix: upstream) is served at its prefix too, with its own card, made
+    by `entrance`. Its card joins the upstreams' (`joined`), and follows them when they
+    change (`UpstreamSet.watchers`); `description` None says which they are."""
 
     executor: SkillRouter
 
@@ -34,12 +36,34 @@ class SeveralGateway(Agent):
         self,
         executor: SkillRouter,
         *,
-        prefixes: Mapping[str, Agent] | None = None,
+        prefixes: Sequence[str] = (),
+        entrance: Callable[[AgentCard], Agent] | None = None,
+        description: str | None = None,
         **card: Any,
     ) -> None:
         super().__init__(executor, **card)
-        self.prefixes = dict(prefixes or {})
+        self._described = description
+        self._routes = list(prefixes)
+        self._entrance = entrance or (lambda upstream: gateway_agent(executor, upstream))
+        self.prefixes: dict[str, Agent] = {}
         """Each path prefix's upstream, by name, and its own card (a gateway agent's)."""
+        self._card = self._joined_card()
+        executor.upstreams.watchers.append(self._upstreams_changed)
+
+    def _joined_card(self) -> AgentCard:
+        """The card made from the upstreams' as they are now (each prefix's too)."""
+        cards = self.executor.upstreams.cards
+        self.prefixes = {name: self._entrance(cards[name]) for name in self._routes}
+        described = self._described or "Relays to " + ", ".join(cards) + "."
+        update = {**joined(cards, self.executor.upstreams.table.skills), "description": described}
+        extensions = update.pop("extensions") or None
+        update["capabilities"] = self._card.capabilities.model_copy(
+            update={"extensions": extensions}
+        )
+        return self._card.model_copy(update=update)
+
+    def _upstreams_changed(self) -> None:
+        self.change_card(self._joined_card())
 
     def card(self, url: str) -> AgentCard:
         pinned = PINNED.get()
@@ -132,30 +156,36 @@ def several(
         urls = {name: upstreams.url(name) for name in upstreams.cards}
         return await Health(urls).endpoint(request)
 
-    cards = list(upstreams.cards.values())
-    entrances = {
-        name: gateway_agent(
-            router,
-            upstreams.cards[name],
-            security=security,
-            push_notifications=push_notifications,
+    def entrance(upstream: AgentCard) -> Agent:
+        return gateway_agent(
+            router, upstream, security=security, push_notifications=push_notifications
         )
-        for name in prefixed
-    }
+
     return SeveralGateway(
         router,
-        prefixes=entrances,
+        prefixes=list(prefixed),
+        entrance=entrance,
         name=name,
-        description=description or "Relays to " + ", ".join(upstreams.cards) + ".",
-        skills=upstreams.table.skills,
-        input_modes=_union(mode for card in cards for mode in card.default_input_modes),
-        output_modes=_union(mode for card in cards for mode in card.default_output_modes),
+        description=description,
         streaming=True,
         push_notifications=push_notifications,
-        extensions=_union_by_uri(ext for c in cards for ext in c.capabilities.extensions or ()),
         security=security,
         routes=[Route(HEALTH_PATH, health, methods=["GET"])],
     )
+
+
+def joined(cards: Mapping[str, AgentCard], skills: Sequence[AgentSkill]) -> dict[str, Any]:
+    """The fields of the gateway's card the upstreams' `cards` make: `skills` (theirs, ids
+    made unique), the union of their modes and extensions."""
+    every = list(cards.values())
+    return {
+        "skills": list(skills),
+        "default_input_modes": _union(m for card in every for m in card.default_input_modes),
+        "default_output_modes": _union(m for card in every for m in card.default_output_modes),
+        "extensions": _union_by_uri(
+            extension for card in every for extension in card.capabilities.extensions or ()
+        ),
+    }
 
 
 def _union(items: Iterable[str]) -> list[str]:

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from accord.client import Client
@@ -50,7 +50,7 @@ class UpstreamSet:
     those `registry` finds (named after their cards), each with its card, its executor and
     its skills in `table`. `refresh` reads them again when `interval` has passed; an upstream
     that leaves keeps its executor, so its tasks still reach it, but its skills leave the
-    table."""
+    table. Each of `watchers` is called once the upstreams or their cards changed."""
 
     def __init__(
         self,
@@ -68,6 +68,7 @@ class UpstreamSet:
         self.cards: dict[str, AgentCard] = {}
         self.executors: dict[str, GatewayExecutor] = {}
         self.table = SkillTable()
+        self.watchers: list[Callable[[], None]] = []
         self._read_at = 0.0
         self._reading = asyncio.Lock()
 
@@ -146,11 +147,16 @@ class UpstreamSet:
                     version=options.version,
                 )
                 self.executors[name] = GatewayExecutor(upstream)
-        self.cards = {name: card for name, (_, card) in found.items()}
-        self.table = SkillTable.of(self.cards)
+        cards = {name: card for name, (_, card) in found.items()}
         self._read_at = time.monotonic()
+        if cards == self.cards:
+            return
+        self.cards = cards
+        self.table = SkillTable.of(cards)
         for line in self.table.collision_lines():
             log.warning("%s", line)
+        for watcher in self.watchers:
+            watcher()
 
 
 def slug(name: str) -> str:

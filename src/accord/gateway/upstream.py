@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import AsyncExitStack, contextmanager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack
 
 from accord.client import Client, activated_extensions
 from accord.client.client import card_auth
@@ -11,9 +11,17 @@ from accord.client.credentials import Credential, Credentials
 from accord.client.keepalive import KeepAliveTransport
 from accord.core.call_context import CallContext
 from accord.core.extension_headers import extension_headers
+from accord.core.translated_errors import TranslatedErrors
 from accord.errors import A2AClientError, A2AError, InternalError, PermissionDenied, Unauthenticated
 from accord.extensions.negotiation import requested_extensions
-from accord.types import AgentCard, Message, MessageSendParams, StreamEvent, Task
+from accord.types import (
+    AgentCard,
+    Message,
+    MessageSendConfiguration,
+    MessageSendParams,
+    StreamEvent,
+    Task,
+)
 
 CLIENTS_KEPT = 16
 """Clients kept open, one per set of extensions callers activate (most activate none)."""
@@ -49,8 +57,9 @@ class Upstream:
 
     def client(self, call: CallContext | None) -> Client:
         """The client for a call: activating the upstream's extensions the caller asked for."""
-        asked = requested_extensions(call.headers) if call is not None else []
-        uris = tuple(uri for uri in asked if uri in self.extensions)
+        uris: tuple[str, ...] = ()
+        if call is not None and self.extensions:  # an upstream declaring none activates none
+            uris = tuple(u for u in requested_extensions(call.headers) if u in self.extensions)
         client = self._clients.get(uris)
         if client is None and len(self._clients) >= CLIENTS_KEPT:
             uris = ()  # more combinations than kept: a rare caller's go unactivated
@@ -74,16 +83,16 @@ class Upstream:
         outcome: then one blocking send costs the upstream and the gateway less, and answers
         sooner."""
         client = self.client(call)
+        if not self.streams or waits_for_outcome(params, call):
+            with upstream_errors(self.url), activated_extensions() as activated:
+                transport = await client.transport()
+                reply = await transport.call(transport.codec.send, blocking_send(params))
+            return UpstreamCall(reply, None, None, activated)
         configuration = params.configuration
         modes = configuration.accepted_output_modes if configuration else None
         stack = AsyncExitStack()
         try:
             with upstream_errors(self.url), activated_extensions() as activated:
-                if not self.streams or waits_for_outcome(params, call):
-                    reply = await client.send(
-                        params.message, accepted_output_modes=modes, metadata=params.metadata
-                    )
-                    return UpstreamCall(reply, None, stack, activated)
                 events = await stack.enter_async_context(
                     client.stream(
                         params.message, accepted_output_modes=modes, metadata=params.metadata
@@ -131,13 +140,13 @@ class Upstream:
 class UpstreamCall:
     """One call to the upstream: its first event, already read, then the rest of its stream
     (none for a plain send), and the extensions the upstream says it activated. Close it
-    (`async with`) to release the connection."""
+    (`async with`) to release the stream's connection."""
 
     def __init__(
         self,
         first: StreamEvent,
         rest: AsyncIterator[StreamEvent] | None,
-        stack: AsyncExitStack,
+        stack: AsyncExitStack | None,
         activated: Sequence[str] = (),
     ) -> None:
         self.first = first
@@ -157,16 +166,16 @@ class UpstreamCall:
     def context_id(self) -> str | None:
         return self.first.context_id
 
-    async def events(self, url: str) -> AsyncIterator[StreamEvent]:
-        """Every event of the call, the first one included."""
-        yield self.first
+    async def rest_events(self, url: str) -> AsyncIterator[StreamEvent]:
+        """The events of the call's stream after the first one."""
         if self.rest is not None:
             with upstream_errors(url):
                 async for event in self.rest:
                     yield event
 
     async def aclose(self) -> None:
-        await self._stack.aclose()
+        if self._stack is not None:  # a plain send holds no connection
+            await self._stack.aclose()
 
     async def __aenter__(self) -> UpstreamCall:
         return self
@@ -186,6 +195,22 @@ def keep_alive_transport(
     return KeepAliveTransport()
 
 
+BLOCKING = MessageSendConfiguration(blocking=True)
+"""What a blocking send relayed says of itself when its caller accepts any output mode."""
+
+
+def blocking_send(params: MessageSendParams) -> MessageSendParams:
+    """The params of the blocking send relaying a caller's: its message, metadata and
+    accepted output modes, as `Client.send` sends them, the models not built again."""
+    configuration = params.configuration
+    modes = configuration.accepted_output_modes if configuration else None
+    if modes:
+        configuration = MessageSendConfiguration(blocking=True, accepted_output_modes=modes)
+    else:
+        configuration = BLOCKING
+    return params.copied_with(configuration=configuration)
+
+
 def waits_for_outcome(params: MessageSendParams, call: CallContext | None) -> bool:
     """Whether the caller of a send only waits for its outcome: a blocking send, not a
     stream, with no webhook to tell of each state on the way."""
@@ -198,18 +223,21 @@ def waits_for_outcome(params: MessageSendParams, call: CallContext | None) -> bo
     )
 
 
-@contextmanager
-def upstream_errors(url: str) -> Iterator[None]:
+class upstream_errors(TranslatedErrors):  # named as the function it stands for
     """The upstream's A2A errors as they are, for the caller; what is the gateway's own
     trouble with it (unreachable, its credentials refused, an answer it cannot read) as an
     InternalError saying so."""
-    try:
-        yield
-    except (Unauthenticated, PermissionDenied) as exc:
-        raise InternalError(
-            f"the agent at {url} refused the gateway's credentials: {exc.message}"
-        ) from None
-    except A2AError:
-        raise
-    except A2AClientError as exc:
-        raise InternalError(f"the agent at {url} cannot be reached: {exc}") from None
+
+    __slots__ = ("url",)
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def translated(self, exc: BaseException) -> BaseException | None:
+        if isinstance(exc, (Unauthenticated, PermissionDenied)):
+            return InternalError(
+                f"the agent at {self.url} refused the gateway's credentials: {exc.message}"
+            )
+        if isinstance(exc, A2AClientError) and not isinstance(exc, A2AError):
+            return InternalError(f"the agent at {self.url} cannot be reached: {exc}")
+        return None

@@ -9,10 +9,12 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 import httpx
+import pydantic_core
 from httpx_sse import ServerSentEvent
 from pydantic import ValidationError
 
 from accord.client.event_stream import IdentifiedEvents as IdentifiedEvents
+from accord.client.keepalive import Answer
 from accord.codecs import VERSION_HEADER, ProtocolVersion
 from accord.codecs.base import ClientCall, ClientCodec
 from accord.codecs.field_problems import describe_validation_error
@@ -105,7 +107,13 @@ def is_event_stream(response: httpx.Response) -> bool:
 
 
 def json_body(content: bytes) -> Any:
-    """The JSON of a body, or None when it is not JSON."""
+    """The JSON of a body, or None when it is not JSON: read by pydantic_core (half the CPU
+    of the json module), and by the json module what pydantic_core refuses and it may read
+    (UTF-16 and UTF-32, a byte order mark, a lone surrogate escaped), the same values."""
+    try:
+        return pydantic_core.from_json(content)
+    except ValueError:
+        pass
     try:
         return json.loads(content)
     except ValueError:
@@ -124,24 +132,24 @@ def event_document(sse: ServerSentEvent, url: str) -> Any:
         raise A2AClientError(f"an event from {url} is not JSON: {sse.data[:80]!r}") from None
 
 
-def waiting_as_told(error: Exception, response: httpx.Response) -> Exception:
+def waiting_as_told(error: Exception, answer: Answer) -> Exception:
     """`error`, a RateLimited one waiting as long as the answer's `Retry-After` says (seconds)."""
-    seconds = response.headers.get("retry-after", "")
+    seconds = answer.headers.get("retry-after", "")
     if isinstance(error, RateLimited) and seconds.isdigit():
         error.retry_after = float(seconds)
     return error
 
 
-def auth_refusal(response: httpx.Response, what: str) -> A2AError | None:
+def auth_refusal(answer: Answer, what: str) -> A2AError | None:
     """The refusal a 401 or 403 without an A2A error body stands for (an agent behind a
     gateway or a server of another implementation); 401 says what `WWW-Authenticate` asks."""
-    if response.status_code == 401:
-        challenge = response.headers.get("www-authenticate")
+    if answer.status_code == 401:
+        challenge = answer.headers.get("www-authenticate")
         wants = f"; it accepts {challenge}" if challenge else ""
         return Unauthenticated(
             f"{what} answered HTTP 401: credentials missing or refused{wants}",
             challenges=[challenge] if challenge else None,
         )
-    if response.status_code == 403:
+    if answer.status_code == 403:
         return PermissionDenied(f"{what} answered HTTP 403: these credentials are not allowed")
     return None

@@ -8,11 +8,15 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import httpx
+import pydantic_core
 from httpx_sse import EventSource
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 from accord.client.activated import note_activated
+from accord.client.direct import fetch, streamed
 from accord.client.failures import http_errors
+from accord.client.keepalive import Answer, answer_of
 from accord.client.transports.base import (
     EVENT_STREAM,
     JSON,
@@ -29,7 +33,7 @@ from accord.client.transports.base import (
 )
 from accord.codecs.base import ClientCall, ClientCodec
 from accord.errors import A2AClientError, RateLimited
-from accord.types import AgentInterface, JsonRpcId, JSONRPCRequest, StreamEvent
+from accord.types import A2AModel, AgentInterface, JsonRpcId, StreamEvent
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -51,16 +55,18 @@ class JsonRpcTransport(Transport):
     async def call(self, call: ClientCall[P, R], params: P) -> R:
         request_id = next(self._ids)
         with http_errors("POST", self.url):
-            response = await self._http.post(
+            answer = await fetch(
+                self._http,
+                "POST",
                 parsed_url(self.url),
                 content=self._request(request_id, call, params),
                 headers=self._request_headers(accept=JSON),
             )
-        note_activated(response.headers)
+        note_activated(answer.headers)
         try:
-            return self._result(_response_document(response, self.url), call, request_id)
+            return self._result(_response_document(answer, self.url), call, request_id)
         except RateLimited as exc:
-            raise waiting_as_told(exc, response) from None
+            raise waiting_as_told(exc, answer) from None
 
     async def stream(
         self, call: ClientCall[P, StreamEvent], params: P, last_event_id: int | None = None
@@ -70,17 +76,18 @@ class JsonRpcTransport(Transport):
         headers = self._request_headers(accept=EVENT_STREAM, last_event_id=last_event_id)
         content = self._request(request_id, call, params)
         with http_errors("POST", self.url):
-            async with self._http.stream(
-                "POST", parsed_url(self.url), content=content, headers=headers
+            async with streamed(
+                self._http, "POST", parsed_url(self.url), content=content, headers=headers
             ) as response:
                 note_activated(response.headers)
                 if not is_event_stream(response):
                     await response.aread()
-                    document = _response_document(response, self.url)
+                    answer = answer_of(response)
+                    document = _response_document(answer, self.url)
                     try:
                         result = self._result(document, call, request_id)
                     except RateLimited as exc:
-                        raise waiting_as_told(exc, response) from None
+                        raise waiting_as_told(exc, answer) from None
                     yield result, None
                     return
                 async for sse in EventSource(response).aiter_sse():
@@ -89,8 +96,14 @@ class JsonRpcTransport(Transport):
                         yield self._result(document, call, request_id), event_id(sse)
 
     def _request(self, request_id: int, call: ClientCall[P, Any], params: P) -> bytes:
+        # JSONRPCRequest(...).to_json()'s bytes, the model neither built nor validated.
+        if call.encode is A2AModel.to_wire and isinstance(params, A2AModel):
+            written = _written_as_is(request_id, call.name, params)
+            if written is not None:
+                return written
         fields = call.encode(params)
-        return JSONRPCRequest(id=request_id, method=call.name, params=fields).to_json()
+        request = {"jsonrpc": "2.0", "id": request_id, "method": call.name, "params": fields}
+        return pydantic_core.to_json(request, exclude_none=True)
 
     def _result(self, document: Any, call: ClientCall[Any, R], request_id: JsonRpcId) -> R:
         """The decoded result of a JSON-RPC response; raises the A2AError it carries instead."""
@@ -108,21 +121,33 @@ class JsonRpcTransport(Transport):
         return decoded(call.decode, document["result"])
 
 
+def _written_as_is(request_id: int, method: str, params: A2AModel) -> bytes | None:
+    """The request whose params are `params.to_wire()`, written from the params' own JSON
+    (not through a dict of it), the same bytes; None when they cannot be written (then the
+    dict's path raises the error it raises)."""
+    try:
+        written = params.to_json()
+    except PydanticSerializationError:
+        return None
+    name = pydantic_core.to_json(method)
+    return b'{"jsonrpc":"2.0","id":%d,"method":%s,"params":%s}' % (request_id, name, written)
+
+
 def _is_response(document: Any) -> bool:
     return isinstance(document, dict) and ("result" in document or "error" in document)
 
 
-def _response_document(response: httpx.Response, url: str) -> Any:
+def _response_document(answer: Answer, url: str) -> Any:
     """The JSON-RPC response in an HTTP response (whatever its status, e.g. 413 with an error)."""
-    document = json_body(response.content)
+    document = json_body(answer.content)
     if _is_response(document):
         return document
-    refused = auth_refusal(response, f"POST {url}")
+    refused = auth_refusal(answer, f"POST {url}")
     if refused is not None:
         raise refused
-    if response.status_code != 200:
+    if answer.status_code != 200:
         raise A2AClientError(
-            f"POST {url} answered HTTP {response.status_code} without a JSON-RPC response",
-            status_code=response.status_code,
+            f"POST {url} answered HTTP {answer.status_code} without a JSON-RPC response",
+            status_code=answer.status_code,
         )
     raise A2AClientError(f"POST {url} answered with a body that is not a JSON-RPC response")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -9,7 +10,9 @@ import httpx
 from httpx_sse import EventSource
 
 from accord.client.activated import note_activated
+from accord.client.direct import fetch, streamed
 from accord.client.failures import http_errors
+from accord.client.keepalive import Answer, answer_of
 from accord.client.transports.base import (
     EVENT_STREAM,
     JSON,
@@ -56,18 +59,18 @@ class RestTransport(Transport):
     async def call(self, call: ClientCall[P, R], params: P) -> R:
         request, url = self._request(call, params)
         with http_errors(request.verb, url):
-            response = await self._http.request(
+            answer = await fetch(
+                self._http,
                 request.verb,
-                parsed_url(url),
-                params=request.query,
-                json=request.body,
+                _target(url, request.query),
+                content=_json_content(request.body),
                 headers=self._request_headers(accept=JSON),
             )
-        note_activated(response.headers)
-        if not response.is_success:  # 201 Created and 204 No Content are answers too
-            raise _error(response, request.verb, url)
+        note_activated(answer.headers)
+        if not answer.is_success:  # 201 Created and 204 No Content are answers too
+            raise _error(answer, request.verb, url)
         # No body is the empty ProtoJSON message: nothing to delete, no configs to list.
-        return decoded(call.decode, json_body(response.content) if response.content else {})
+        return decoded(call.decode, json_body(answer.content) if answer.content else {})
 
     async def stream(
         self, call: ClientCall[P, StreamEvent], params: P, last_event_id: int | None = None
@@ -75,17 +78,17 @@ class RestTransport(Transport):
         request, url = self._request(call, params)
         headers = self._request_headers(accept=EVENT_STREAM, last_event_id=last_event_id)
         with http_errors(request.verb, url):
-            async with self._http.stream(
+            async with streamed(
+                self._http,
                 request.verb,
-                parsed_url(url),
-                params=request.query,
-                json=request.body,
+                _target(url, request.query),
+                content=_json_content(request.body),
                 headers=headers,
             ) as response:
                 note_activated(response.headers)
                 if not is_event_stream(response):
                     await response.aread()
-                    raise _error(response, request.verb, url)
+                    raise _error(answer_of(response), request.verb, url)
                 async for sse in EventSource(response).aiter_sse():
                     if not sse.data:
                         continue
@@ -101,15 +104,27 @@ class RestTransport(Transport):
         return request, self._base + request.path
 
 
-def _error(response: httpx.Response, verb: str, url: str) -> Exception:
+def _target(url: str, query: dict[str, str]) -> httpx.URL:
+    parsed = parsed_url(url)
+    return parsed.copy_merge_params(query) if query else parsed
+
+
+def _json_content(body: dict[str, Any] | None) -> bytes | None:
+    """A request's JSON body, encoded as httpx encodes `json=`."""
+    if body is None:
+        return None
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _error(answer: Answer, verb: str, url: str) -> Exception:
     """The A2AError of an error response's body, else an A2AClientError."""
-    error = error_from_body(json_body(response.content), response.status_code)
+    error = error_from_body(json_body(answer.content), answer.status_code)
     if error is not None:
-        return waiting_as_told(error, response)
-    refused = auth_refusal(response, f"{verb} {url}")
+        return waiting_as_told(error, answer)
+    refused = auth_refusal(answer, f"{verb} {url}")
     if refused is not None:
         return refused
     return A2AClientError(
-        f"{verb} {url} answered HTTP {response.status_code} without an A2A error",
-        status_code=response.status_code,
+        f"{verb} {url} answered HTTP {answer.status_code} without an A2A error",
+        status_code=answer.status_code,
     )
