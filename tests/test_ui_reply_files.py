@@ -1,14 +1,18 @@
 """Attaching a file to an answer in headless Chromium, against real agents on loopback: a
-receipt sent with the expense form the host relayed, and a file sent in the reply box."""
+receipt sent with the expense form the host relayed, a file sent in the reply box, and an answer
+being written that outlives a redraw of its turn."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
+import threading
 from contextlib import ExitStack
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import accord
 from accord import Agent, create_app
@@ -101,3 +105,71 @@ def test_a_file_alone_is_a_reply(stack: ExitStack, page: Page) -> None:
     reply.locator("input[type=file]").set_input_files(RECEIPT)
     reply.locator("button").click()
     expect(turns(page).nth(1)).to_contain_text("got receipt.png image/png")
+
+
+class HeldStreamEnd:
+    """An agent whose streamed answers (SSE) stay open after their last event until
+    `release()`: the UI sees the task wait for input, but not yet the end of the turn."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.released = threading.Event()
+
+    def release(self) -> None:
+        self.released.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        streamed = False
+
+        async def held(message: Message) -> None:
+            nonlocal streamed
+            if message["type"] == "http.response.start":
+                streamed = (b"content-type", b"text/event-stream") in [
+                    (name.lower(), value.split(b";")[0]) for name, value in message["headers"]
+                ]
+            elif streamed and not message.get("more_body", False):
+                await asyncio.to_thread(self.released.wait)
+            await send(message)
+
+        await self.app(scope, receive, held)
+
+
+def test_an_answer_being_written_survives_a_redraw_of_its_turn(
+    stack: ExitStack, page: Page
+) -> None:
+    agent = HeldStreamEnd(create_app(asking_agent))
+    ui = serve_ui(stack, stack.enter_context(serve_app(agent)))
+    stack.callback(agent.release)  # before the servers stop, whatever happens
+    start_conversation(page, ui, "look at my picture")
+    turn = turns(page).nth(0)
+    expect(turn).to_contain_text("Which picture?")  # the turn goes on: its stream has not ended
+    reply = turn.locator("form.answer")
+    reply.locator("input[type=file]").set_input_files(RECEIPT)
+    reply.locator("[name=reply]").press_sequentially("this one, ")
+    drawn = turn.element_handle()
+    agent.release()  # the turn ends: the UI draws it anew
+    page.wait_for_function("turn => !turn.isConnected", arg=drawn)
+    page.keyboard.type("with its receipt")  # the answer box kept the focus
+    reply.locator("button").click()
+    expect(turns(page).nth(1)).to_contain_text(
+        f"you said: this one, with its receipt; got receipt.png image/png {len(PNG_BYTES)} bytes"
+    )
+
+
+def test_a_form_being_filled_in_survives_a_redraw_of_its_turn(stack: ExitStack, page: Page) -> None:
+    agent = HeldStreamEnd(create_app(expense.agent))
+    ui = serve_ui(stack, stack.enter_context(serve_app(agent)))
+    stack.callback(agent.release)
+    start_conversation(page, ui, "please reimburse my taxi on 2025-03-14")
+    turn = turns(page).nth(0)
+    expect(turn).to_contain_text("Please check and complete this form.")
+    form = turn.locator("form.a2a-form")
+    form.locator("[name=amount]").fill("42.5")
+    form.locator("[name=currency]").select_option("EUR")
+    form.locator("input[type=file]").set_input_files(RECEIPT)
+    drawn = turn.element_handle()
+    agent.release()
+    page.wait_for_function("turn => !turn.isConnected", arg=drawn)
+    form.locator("button").click()
+    expect(turns(page).nth(1)).to_contain_text("approved: 42.50 EUR for taxi on 2025-03-14.")
+    expect(turns(page).nth(1)).to_contain_text("Receipt: receipt.png (image/png, 10.0 KiB")

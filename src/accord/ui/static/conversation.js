@@ -22,6 +22,7 @@ function renderItem(conversation, item) {
   bubble.append(h("div", { class: "who" }, agentName(conversation.agent),
     item.task ? h("a", { href: `/tasks/${encodeURIComponent(item.task)}` }, "task") : null, badge));
   const waiting = task && INTERRUPTED.includes(state) && latest;
+  if (waiting) bubble.dataset.asks = JSON.stringify([state, item.status]); // the answer it waits for
   const answer = waiting ? (reply) => sendMessage(conversation.agent, conversation.id, { ...reply, taskId: item.task }) : null;
   if (item.message) bubble.append(...renderParts(item.message.parts, {}));
   if (item.status && item.status.message) bubble.append(...renderParts(item.status.message.parts, { answer }));
@@ -50,7 +51,7 @@ function renderReply(state, answer, field) {
     : h("textarea", { class: "grow", name: "reply", rows: 1, placeholder: label, "aria-label": label });
   const attachment = secret ? noAttachment : attachControl(); // a credential goes alone
   const error = h("div", { class: "error", role: "alert" });
-  const form = h("form", { class: "answer" }, h("div", { class: "row" }, secret ? maskedField(input) : input,
+  const form = h("form", { class: "answer", "data-answering": true }, h("div", { class: "row" }, secret ? maskedField(input) : input,
     secret ? null : attachment.el, h("button", { type: "submit" }, secret ? "Send credential" : "Answer")), error);
   if (!secret) sendsOnEnter(input, form);
   form.addEventListener("submit", (event) => {
@@ -82,6 +83,7 @@ function sendsOnEnter(box, form) {
 
 function renderItems(container, conversation) {
   // Replace only the items whose content changed: an open form keeps what was typed in it.
+  const focused = document.activeElement;
   const known = new Map([...container.children].map((el) => [el.dataset.key, el]));
   const wanted = conversation.items.map((item, index) => {
     const task = item.task && S.tasks[item.task];
@@ -91,6 +93,7 @@ function renderItems(container, conversation) {
     const existing = known.get(key);
     if (existing && existing.dataset.signature === signature) return existing;
     const el = renderItem(conversation, item);
+    if (existing) keepAnswers(existing, el);
     el.dataset.key = key;
     el.dataset.signature = signature;
     return el;
@@ -99,6 +102,16 @@ function renderItems(container, conversation) {
     if (container.children[index] !== el) container.insertBefore(el, container.children[index] || null);
   });
   while (container.children.length > wanted.length) container.lastChild.remove();
+  // A field moved in the page loses the focus: the one being typed in gets it back.
+  if (focused !== document.activeElement && container.contains(focused)) focused.focus({ preventScroll: true });
+}
+
+// An answer being written survives a redraw of its turn while the turn waits for the same
+// answer: the new drawing takes the old one's forms, with what was typed and the file chosen.
+function keepAnswers(old, el) {
+  if (!el.dataset.asks || el.dataset.asks !== old.dataset.asks) return;
+  const kept = old.querySelectorAll("form[data-answering]");
+  el.querySelectorAll("form[data-answering]").forEach((form, index) => kept[index] && form.replaceWith(kept[index]));
 }
 
 function traceLink(traceId) {

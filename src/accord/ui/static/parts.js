@@ -112,7 +112,7 @@ function renderForm(data, ctx) {
   const values = data.formData || {};
   const errors = data.errors || {};
   const required = new Set(schema.required || []);
-  const form = h("form", { class: "a2a-form", novalidate: true },
+  const form = h("form", { class: "a2a-form", novalidate: true, "data-answering": Boolean(ctx.answer) },
     schema.title ? h("strong", {}, schema.title) : null);
   for (const [name, field] of Object.entries(schema.properties)) {
     const secret = isSecret(field);
