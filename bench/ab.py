@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from common import ServerSpec, pin_load, raise_fd_limit, send_body, serve
-from load import wrk
+from cpu_load import cpu_per_request
 
 REST_SEND = json.dumps({"message": json.loads(send_body("1.0"))["params"]["message"]}).encode()
 # (name, path, body, version header)
@@ -33,15 +33,11 @@ def measure(
                       accord=True, store=store)  # fmt: skip
     _, path, body, version = load
     with serve(spec) as server:
-        wrk(server.port, connections=conns, seconds=1, body=body, path=path, version=version)
-        before = server.cpu_seconds()
-        result = wrk(
-            server.port, connections=conns, seconds=seconds, body=body, path=path, version=version
+        result = cpu_per_request(
+            server, body=body, path=path, version=version, seconds=seconds, connections=conns
         )
-        cpu = server.cpu_seconds() - before
-    requests = result.rps * seconds
     errors = f", {result.errors} errors" if result.errors else ""
-    return f"{cpu / requests * 1e6:6.0f} µs/req {result.rps:7.0f} req/s{errors}"
+    return f"{result.cpu_us:6.0f} µs/req {result.rps:7.0f} req/s{errors}"
 
 
 def main() -> None:

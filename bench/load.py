@@ -15,6 +15,7 @@ SCRIPT = BENCH / "lua" / "request.lua"
 
 @dataclass(frozen=True)
 class LoadResult:
+    requests: int  # completed
     rps: float
     p50_ms: float
     p99_ms: float
@@ -51,6 +52,7 @@ def wrk(
     line = next(x for x in output.splitlines() if x.startswith("BENCH_JSON "))
     data = json.loads(line.removeprefix("BENCH_JSON "))
     return LoadResult(
+        requests=data["requests"],
         rps=data["requests"] / (data["duration_us"] / 1e6),
         p50_ms=data["p50_us"] / 1000,
         p99_ms=data["p99_us"] / 1000,

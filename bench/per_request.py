@@ -1,13 +1,16 @@
 """The server's own cost of one request, in process: the ASGI app called without a socket.
 
-`python bench/per_request.py LOAD [--requests N] [--warmup W] [--check]`, LOAD one of
+`python bench/per_request.py LOAD [--requests N] [--warmup W] [--store memory|sqlite] [--check]`,
+LOAD one of
 `rpc-0.3`, `rpc-1.0` (JSON-RPC `message/send`, Task mode: accord.samples.echo:agent),
 `rpc-0.3-message`, `rpc-1.0-message` (Message mode: the agent answers with a message),
 `rest-1.0` (HTTP+JSON 1.0 `POST /message:send`) and `rest-0.3` (`POST /v1/message:send`).
 It serves W requests, then N more, one at a time on one event loop, and prints the CPU time
 per request of the N. No HTTP parsing, no network, no load generator: what is left is the
-app's own work (middleware, binding, pipeline, codec, service, runtime, memory store), the
-same for both versions but for what the version changes.
+app's own work (middleware, binding, pipeline, codec, service, runtime, store), the same for
+both versions but for what the version changes. `--store sqlite` keeps the tasks in a new
+SQLite file (the default store of `accord serve`) instead of memory: each request then waits
+for its save's commit, and valgrind counts the store's writer thread with the rest.
 
 Wall and CPU time still move with the machine's load. For figures that do not, count the
 instructions under valgrind, twice, and divide the difference by the difference in requests:
@@ -26,11 +29,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import tempfile
 import time
 import uuid
 from typing import Any
 
 import accord
+import accord.store
 from accord.samples import echo
 
 _MESSAGE_0_3 = {"kind": "message", "role": "user", "parts": [{"kind": "text", "text": "hello"}]}
@@ -110,9 +115,17 @@ class Client:
         await self.app(dict(self.scope), receive, send)
 
 
-async def serve(load: str, requests: int, warmup: int, check: bool) -> None:
+async def serve(load: str, requests: int, warmup: int, check: bool, store: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="accord-bench-") as workdir:
+        url = "memory" if store == "memory" else f"sqlite:///{workdir}/accord.db"
+        await _serve(load, requests, warmup, check, accord.store.open_store(url))
+
+
+async def _serve(
+    load: str, requests: int, warmup: int, check: bool, store: accord.store.TaskStore
+) -> None:
     agent, path, body, version = LOADS[load]
-    app = accord.create_app(agent)
+    app = accord.create_app(agent, store=store)
     async with app.router.lifespan_context(app):
         client = Client(app, path, body, version)
         if check:
@@ -135,9 +148,10 @@ def main() -> None:
     parser.add_argument("load", choices=sorted(LOADS))
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    asyncio.run(serve(args.load, args.requests, args.warmup, args.check))
+    asyncio.run(serve(args.load, args.requests, args.warmup, args.check, args.store))
 
 
 if __name__ == "__main__":

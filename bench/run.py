@@ -3,9 +3,9 @@
 Every measurement gets a fresh server pinned to CPU 0; wrk and the Python clients run on CPU 1.
 Writes bench/results/latest.json, the generated part of docs/benchmarks.md and docs/benchmarks.png.
 `--quick` runs short, smaller cases as a smoke test and leaves the docs alone; `--only PART`
-(send, card, streaming, memory, store, long_stream, workers, observability) runs one part alone,
-docs untouched too. The workers part runs servers of several processes on several CPUs: on a
-machine of two, they share the load CPU with wrk.
+(send, versions, card, streaming, memory, store, long_stream, workers, observability, gateway)
+runs one part alone, docs untouched too. The workers part runs servers of several processes on
+several CPUs: on a machine of two, they share the load CPU with wrk.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from common import (
     send_body,
     serve,
 )
+from cpu_load import cpu_per_request
 from load import wrk
 from report import render, results_table, targets, write_doc
 from streams import idle_streams, stream_chunks
@@ -75,6 +76,8 @@ class Settings:
         self.chunks = (100, 1000) if quick else (100, 1000, 10000)
         self.streams = (1000,) if quick else (1000, 10000)
         self.store_seconds = 1.0 if quick else 5.0
+        self.interleaved_rounds = 2 if quick else 8
+        self.interleaved_seconds = 1 if quick else 4
         # (chunks, bytes per chunk) of the long-stream rows: tokens of a model, then 4 KiB.
         small = (100, 1000) if quick else (100, 1000, 10000, 100000)
         self.long_streams = [(n, TOKEN_BYTES) for n in small] + [(100 if quick else 1000, 4096)]
@@ -121,6 +124,31 @@ def bench_send(s: Settings) -> list[dict[str, Any]]:
         else:
             rows.append({"server": JS_TASK.name, "version": "1.0", "connections": conns,
                          "status": why})  # fmt: skip
+    return rows
+
+
+def _version_cost(version: str, s: Settings) -> dict[str, Any]:
+    """A fresh accord server's CPU time per Task-mode send in `version`, at 50 connections."""
+    with serve(ACCORD_TASK) as server:
+        if why := probe(server.port, version):
+            return {"status": why}
+        result = cpu_per_request(
+            server, body=send_body(version), path="/", version=version,
+            seconds=s.interleaved_seconds, connections=50,
+        )  # fmt: skip
+        return {"status": "ok", **vars(result)}
+
+
+def bench_versions(s: Settings) -> list[dict[str, Any]]:
+    """0.3 and 1.0 Task-mode sends interleaved, round by round, the order alternating: one
+    run's rate moves more than the 5% the versions are to be within, CPU per request less."""
+    rows = []
+    for round_ in range(1, s.interleaved_rounds + 1):
+        for version in VERSIONS if round_ % 2 else VERSIONS[::-1]:
+            result = _version_cost(version, s)
+            log(f"vers  {ACCORD_TASK.name:18} {version} round {round_} {result}")
+            rows.append({"server": ACCORD_TASK.name, "version": version, "round": round_,
+                         "connections": 50, **result})  # fmt: skip
     return rows
 
 
@@ -259,6 +287,7 @@ def bench_observability(s: Settings) -> list[dict[str, Any]]:
 
 BENCHES = {
     "send": bench_send,
+    "versions": bench_versions,
     "card": bench_card,
     "streaming": bench_streaming,
     "memory": bench_memory,
