@@ -81,11 +81,12 @@ def test_an_agent_refusing_to_cancel_is_shown(stack: ExitStack, page: Page) -> N
     start_conversation(page, ui, "ship my order")
     first = turns(page).nth(0)
     expect(first.locator("[data-state]")).to_have_text("input-required")
+    first.locator("[name=reply]").fill("the one in Leeds")  # a draft, then a change of mind
     first.get_by_role("button", name="Cancel task").click()
     refused = turns(page).nth(1).locator(".error")
     expect(refused).to_contain_text("TaskNotCancelable): the order is already with the warehouse")
-    # The task still waits for its answer, in place.
-    expect(first.locator("[name=reply]")).to_be_visible()
+    # The task still waits for its answer, in place, with the answer being written.
+    expect(first.locator("[name=reply]")).to_have_value("the one in Leeds")
     expect(first.get_by_role("button", name="Cancel task")).to_be_visible()
 
     page.goto(ui + str(first.locator("a[href^='/tasks/']").get_attribute("href")))

@@ -2,8 +2,9 @@
 "use strict";
 
 function lastTurnOfTask(conversation, taskId) {
-  // A cancel the agent refused leaves the task as the turn before it left it.
-  const turns = conversation.items.filter((item) => item.turn && item.task === taskId && !(item.cancel && item.error));
+  // A cancel the agent refused, or has not answered yet, leaves the task as the turn before
+  // it left it (whose answer being written stays as it is).
+  const turns = conversation.items.filter((item) => item.turn && item.task === taskId && !(item.cancel && (item.error || !item.done)));
   return turns.length ? turns[turns.length - 1].turn : null;
 }
 
