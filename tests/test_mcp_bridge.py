@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import socket
 import subprocess
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -14,6 +15,7 @@ from functools import partial
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import get_default_environment
@@ -217,6 +219,23 @@ def test_the_http_endpoint_stays_on_loopback(agent_urls: list[str]) -> None:
     )
     assert result.returncode == 2
     assert "listens on loopback only" in result.stderr
+
+
+def test_the_http_endpoint_has_the_limits_of_every_server_command(agent_urls: list[str]) -> None:
+    """A POST asking to upgrade is answered and its connection closed, as `accord serve`
+    does: no WebSocket handshake left waiting, no connection held."""
+    with http_bridge(agent_urls[:1]) as mcp_url:
+        address = httpx.URL(mcp_url)
+        asking = (
+            f"POST {address.path} HTTP/1.1\r\nHost: {address.host}:{address.port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\nContent-Length: 2\r\n\r\n{}"
+        )
+        with socket.create_connection((address.host, address.port), SAFETY_TIMEOUT) as sent:
+            sent.sendall(asking.encode())
+            answer = b""
+            while chunk := sent.recv(65536):
+                answer += chunk
+    assert answer.startswith(b"HTTP/1.1 ") and b"connection: close" in answer.lower(), answer
 
 
 async def test_a_call_given_up_cancels_the_task_over_stdio(agent_urls: list[str]) -> None:

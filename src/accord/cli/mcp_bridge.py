@@ -10,6 +10,7 @@ import typer
 from accord.cli import credentials, exposure
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.options import TransportOption, VersionOption
+from accord.server.http_limits import HttpLimits
 
 mcp_app = typer.Typer(
     help="Offer A2A agents to MCP clients.",
@@ -66,7 +67,8 @@ def serve(
         )
         async with connecting as bridge:
             if http:
-                await serving.serve_http(bridge, host=host, port=port)
+                limits = HttpLimits().uvicorn_options()  # as every command serving HTTP
+                await serving.serve_http(bridge, host=host, port=port, server_options=limits)
             else:
                 await serving.serve_stdio(bridge)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import uvicorn
 from mcp.server.stdio import stdio_server
@@ -20,12 +22,21 @@ async def serve_stdio(bridge: AgentBridge) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(bridge: AgentBridge, *, host: str = "127.0.0.1", port: int = 8000) -> None:
+async def serve_http(
+    bridge: AgentBridge,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    server_options: Mapping[str, Any] | None = None,
+) -> None:
     """Offer the bridge's agents over streamable HTTP at `http://host:port/mcp`, until
-    interrupted. The endpoint asks its callers for no credentials while it presents the
-    agents' with each call: keep it on loopback (`accord mcp serve` does)."""
+    interrupted; `server_options` are more of `uvicorn.Config`'s (`HttpLimits`', say). The
+    endpoint asks its callers for no credentials while it presents the agents' with each
+    call: keep it on loopback (`accord mcp serve` does)."""
     app = bridge.server().streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", **(server_options or {})
+    )
     shown = f"[{host}]" if ":" in host else host
     names = ", ".join(card.name for card in bridge.cards)
     announce = f"serving {names} over MCP at http://{shown}:{port}{MCP_PATH}"
