@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from accord.cli.errors import BadArgument
 from accord.cli.workers import worker_count
 from accord.core.records import EventRecord
+from accord.runtime import TaskRuntime
 from accord.runtime.bus import StreamOverrun
 from accord.runtime.bus_factory import open_bus
 from accord.runtime.socket_bus import (
@@ -25,8 +26,11 @@ from accord.runtime.socket_bus import (
     read_whole_frame,
 )
 from accord.runtime.socket_hub import Hub
+from accord.store import InMemoryTaskStore
 from accord.types import TaskState, TaskStatus, TaskStatusUpdateEvent
-from agents_for_tests import SAFETY_TIMEOUT
+from agents_for_tests import SAFETY_TIMEOUT, GatedStreamer
+from tcp_relay import UnixRelay
+from test_redis_bus_outages import check_followed, started
 
 entries = st.dictionaries(st.binary(min_size=1, max_size=1), st.binary(max_size=300))
 
@@ -181,3 +185,32 @@ async def test_a_worker_watching_lag_is_told_it_for_records_delivered_here(
     finally:
         for bus in (a, b, c):
             await bus.close()
+
+
+async def test_a_stream_on_another_worker_ends_with_the_task_though_its_worker_lost_the_hub(
+    hub: HubProcess, tmp_path: Path
+) -> None:
+    """A worker cut off from the hub drops what it publishes meanwhile (the task's end here);
+    a stream of the task on another worker reads it from the task's log once the task has
+    been silent for `log_check_after`."""
+    agent = GatedStreamer(chunks=1)
+    store = InMemoryTaskStore()
+    with UnixRelay(hub.path, str(tmp_path / "relay.sock")) as relay:
+        follower_bus = SocketEventBus(hub.path)
+        follower_bus.log_check_after = 0.2
+        runner = TaskRuntime(agent, store, SocketEventBus(relay.path))
+        follower = TaskRuntime(GatedStreamer(), store, follower_bus)
+        try:
+            for runtime in (runner, follower):
+                await runtime.open()
+            task_id = await started(runner, agent)
+            watcher = follower.watch(task_id)
+            seen = [await anext(watcher)]
+            relay.cut()  # the chunk and the end are saved, and never reach the hub
+            agent.release_all()
+            async with asyncio.timeout(SAFETY_TIMEOUT):
+                seen += [record async for record in watcher]
+            await check_followed(follower, task_id, seen)
+        finally:
+            await runner.close()
+            await follower.close()
