@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import os
+import signal
 import sys
 from collections.abc import Iterator
 
 import pexpect
 import pyte
 import pytest
+from rich.console import Console
 
 from accord import SyncClient
+from accord.cli.conversation import ConversationView
+from accord.cli.interrupts import interrupts_held
 from accord.samples import ticker
 from accord.types import TaskState
 from live_server import serve_app
@@ -97,3 +103,43 @@ def test_declining_to_cancel_leaves_the_task_running(ticker_url: str) -> None:
     child.close()
 
     assert child.exitstatus == 0
+
+
+def _interrupted_once(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    """Ctrl-C arrives inside `Console.method`, before it does its part, the first time only."""
+    original = getattr(Console, method)
+    interrupted: list[bool] = []
+
+    def arrives_inside(self: Console, *args: object) -> None:
+        if not interrupted:
+            interrupted.append(True)
+            os.kill(os.getpid(), signal.SIGINT)
+        original(self, *args)
+
+    monkeypatch.setattr(Console, method, arrives_inside)
+
+
+@pytest.mark.parametrize("method", ["push_render_hook", "pop_render_hook"])
+def test_ctrl_c_while_the_spinner_starts_or_stops_leaves_the_console_whole(
+    monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """The interrupt is raised once the spinner has started or stopped whole: the answer's
+    end still stops it, and the console has no live display left over."""
+    console = Console(file=io.StringIO(), force_terminal=True)
+    view = ConversationView(console)
+    _interrupted_once(monkeypatch, method)
+    with pytest.raises(KeyboardInterrupt):
+        view.waiting()
+        view.finish()
+    view.finish()
+    assert console._live_stack == [] and console._render_hooks == []
+
+
+def test_a_held_interrupt_is_raised_after_the_block() -> None:
+    steps: list[str] = []
+    with pytest.raises(KeyboardInterrupt), interrupts_held():
+        os.kill(os.getpid(), signal.SIGINT)
+        steps.append("the block went on")
+    steps.append("after")
+    assert steps == ["the block went on", "after"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from accord.cli.content import data_view, describe_file, human_size, save_file
 from accord.cli.forms import form_of, form_view
+from accord.cli.interrupts import interrupts_held
 from accord.types import (
     Artifact,
     DataPart,
@@ -259,14 +260,16 @@ class ConversationView:
         words = f"{self._activity}…"
         if self._status is None:
             self._status = self.console.status(Text(words, style="dim"), spinner="dots")
-            self._status.start()
+            with interrupts_held():
+                self._status.start()
         else:
             self._status.update(Text(words, style="dim"))
 
     def _quiet(self) -> None:
         if self._status is not None:
-            self._status.stop()
-            self._status = None
+            status, self._status = self._status, None
+            with interrupts_held():
+                status.stop()
 
 
 def _plain_text(parts: list[Part]) -> str:
