@@ -557,3 +557,11 @@ async def test_json_rpc_and_rest_share_the_tasks(base_url: str, rest: RestClient
         made = await rpc.send("over json-rpc")
     fetched = await rest.ok("GET", f"/tasks/{made['id']}")
     assert text_v1(fetched["artifacts"][0]) == "over json-rpc"
+
+
+async def test_head_is_answered_as_get(rest: RestClient) -> None:
+    got, head = await rest.request("GET", "/tasks"), await rest.request("HEAD", "/tasks")
+    assert head.status_code == got.status_code == 200
+    assert head.headers["content-type"] == got.headers["content-type"] == A2A_JSON
+    assert head.headers["a2a-version"] == "1.0"
+    assert head.content == b""

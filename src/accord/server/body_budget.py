@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -31,11 +32,17 @@ class BodyBudget:
         self.available = max_bytes
         self._freed = asyncio.Condition()
 
+    @staticmethod
+    def counts(size: int) -> bool:
+        """Whether a body of `size` bytes takes room in the budget (`reserve` does nothing
+        for one that does not: callers skip awaiting it)."""
+        return size > _FREE_FOR_ALL
+
     async def reserve(self, scope: Scope, size: int) -> None:
         """Hold room for this request's body of `size` bytes in all (what the request holds
         already counts), waiting for it if need be."""
         held = scope.get(_RESERVED, 0)
-        wanted = min(size, self.max_bytes) - held if size > _FREE_FOR_ALL else 0
+        wanted = min(size, self.max_bytes) - held if self.counts(size) else 0
         if wanted <= 0:
             return
         if wanted > self.available:
@@ -68,14 +75,22 @@ class BodyBudget:
                 await app(scope, receive, send)
                 return
 
-            async def sending(message: Message) -> None:
-                if message["type"] == "http.response.body" and _RESERVED in scope:
-                    await self.release(scope)
-                await send(message)
+            # A plain function handing back `send`'s own awaitable: no coroutine of its own
+            # per message when (as for most requests) nothing is held.
+            def sending(message: Message) -> Awaitable[None]:
+                if _RESERVED in scope and message["type"] == "http.response.body":
+                    return self._released(scope, send, message)
+                return send(message)
 
             try:
                 await app(scope, receive, sending)
             finally:
-                await self.release(scope)
+                if _RESERVED in scope:
+                    await self.release(scope)
 
         return budgeted
+
+    async def _released(self, scope: Scope, send: Send, message: Message) -> None:
+        """Release what the request holds, then send `message`."""
+        await self.release(scope)
+        await send(message)

@@ -16,7 +16,6 @@ from accord.errors import A2AError, BodyTooLarge, RateLimited, Unauthenticated, 
 from accord.server.body_budget import BodyBudget
 
 JSON = "application/json"
-_JSON_BYTES = JSON.encode()
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 _DIGITS = re.compile(r"[0-9]{1,18}")
 
@@ -40,7 +39,7 @@ async def read_body(request: Request, limit: int, budget: BodyBudget | None = No
     expected = int(declared) if declared is not None and _DIGITS.fullmatch(declared) else None
     if expected is not None and expected > limit:
         raise BodyTooLarge(_too_large(limit))
-    if budget is not None and expected is not None:
+    if budget is not None and expected is not None and budget.counts(expected):
         await budget.reserve(request.scope, expected)
     body = bytearray()
     more = True
@@ -50,10 +49,11 @@ async def read_body(request: Request, limit: int, budget: BodyBudget | None = No
             raise ClientDisconnect()
         chunk = message.get("body", b"")
         more = message.get("more_body", False)
-        if len(body) + len(chunk) > limit:
+        size = len(body) + len(chunk)
+        if size > limit:
             raise BodyTooLarge(_too_large(limit))
-        if budget is not None and expected is None:
-            await budget.reserve(request.scope, len(body) + len(chunk))
+        if budget is not None and expected is None and budget.counts(size):
+            await budget.reserve(request.scope, size)
         body += chunk
     return body
 
@@ -86,6 +86,15 @@ def header_value(text: str) -> str:
     return value if len(value) <= MAX_HEADER_VALUE else value[: MAX_HEADER_VALUE - 3] + "..."
 
 
+_NO_QUERY: Mapping[str, str] = {}
+
+
+def query_of(request: Request) -> Mapping[str, str]:
+    """The request's query parameters: without a query string, an empty mapping rather than
+    Starlette's QueryParams parsed from nothing."""
+    return request.query_params if request.scope.get("query_string") else _NO_QUERY
+
+
 def peer_address(scope: Scope) -> str | None:
     """The client's `host:port`, as the server saw the connection."""
     client = scope.get("client")
@@ -101,9 +110,13 @@ class IndexedHeaders(Headers):
     """
 
     def __init__(self, scope: Scope) -> None:
-        super().__init__(scope=scope)
+        # What `Headers(scope=scope)` does, without its copy of a list the server made already.
+        raw: list[tuple[bytes, bytes]] = scope["headers"]
+        if type(raw) is not list:
+            raw = scope["headers"] = list(raw)
+        self._list = raw
         self._index = {
-            name.decode("latin-1"): value.decode("latin-1") for name, value in reversed(self.raw)
+            name.decode("latin-1"): value.decode("latin-1") for name, value in reversed(raw)
         }
 
     def __getitem__(self, key: str) -> str:
@@ -120,12 +133,19 @@ class IndexedRequest(Request):
     """A Starlette request whose headers are IndexedHeaders."""
 
     def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        super().__init__(scope, receive, send)
+        # The attributes `Request.__init__` sets, set here without its chain of calls.
+        self.scope = scope
+        self._receive = receive
+        self._send = send
+        self._stream_consumed = False
+        self._is_disconnected = False
+        self._form = None
         self._headers = IndexedHeaders(scope)
 
 
 class JsonResponse(Response):
-    """A JSON body with its headers encoded once, without Starlette's general header logic.
+    """A JSON body (of `media_type`, JSON or a type built on it) with its headers encoded once,
+    without Starlette's general header logic.
 
     The body may be given in pieces (a large result inside its envelope), sent one after
     the other rather than joined into one more copy.
@@ -138,14 +158,16 @@ class JsonResponse(Response):
         body: bytes | tuple[bytes, ...],
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
+        media_type: str = JSON,
     ) -> None:
         self.status_code = status_code
+        self.media_type = media_type
         self.background = None
         self.pieces = body if isinstance(body, tuple) else (body,)
         self.body = self.pieces[0] if len(self.pieces) == 1 else b""
         length = sum(len(piece) for piece in self.pieces)
         self.raw_headers = [
-            (b"content-type", _JSON_BYTES),
+            (b"content-type", media_type.encode("latin-1")),
             (b"content-length", str(length).encode()),
             *(
                 (name.lower().encode("latin-1"), value.encode("latin-1"))

@@ -37,6 +37,7 @@ from accord.server.http_request import (
     check_content_type,
     error_headers,
     peer_address,
+    query_of,
     read_body,
 )
 from accord.server.pipeline import RequestPipeline, Target
@@ -45,8 +46,6 @@ from accord.server.tls import client_certificate
 from accord.types import JsonRpcId
 
 log = logging.getLogger("accord.server")
-
-_NO_QUERY: Mapping[str, str] = {}
 
 
 class JsonRpcBinding:
@@ -72,7 +71,7 @@ class JsonRpcBinding:
     async def handle(self, request: Request) -> Response:
         request_id: JsonRpcId = None
         headers = request.headers
-        query = request.query_params if request.scope.get("query_string") else _NO_QUERY
+        query = query_of(request)
         named = named_version(headers, query)
         # Errors before the method is known are shaped as the version the request names.
         codec = CODECS[version_hint(named)]

@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from accord.codecs import VERSION_HEADER
 from accord.codecs.rest import (
@@ -39,9 +40,12 @@ from accord.server.body_budget import BodyBudget
 from accord.server.http_request import (
     DEFAULT_MAX_BODY_BYTES,
     JSON,
+    IndexedRequest,
+    JsonResponse,
     check_content_type,
     error_headers,
     peer_address,
+    query_of,
     read_body,
 )
 from accord.server.pipeline import RequestPipeline, Target
@@ -70,9 +74,6 @@ class _Segment(Convertor[str]):
 
 _SEGMENT = "a2a_segment"
 register_url_convertor(_SEGMENT, _Segment())
-
-
-Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 class RestBinding:
@@ -112,7 +113,7 @@ class RestBinding:
                     )
         return routes
 
-    def _endpoint(self, codec: RestCodec, by_verb: Mapping[str, RestRoute]) -> Endpoint:
+    def _endpoint(self, codec: RestCodec, by_verb: Mapping[str, RestRoute]) -> _PathApp:
         targets = {
             verb: Target(
                 route.method,
@@ -123,16 +124,12 @@ class RestBinding:
             )
             for verb, route in by_verb.items()
         }
+        return _PathApp(self, codec, by_verb, targets)
 
-        async def endpoint(request: Request) -> Response:
-            verb = "GET" if request.method == "HEAD" else request.method
-            return await self._serve(request, codec, by_verb[verb], targets[verb])
-
-        return endpoint
-
-    async def _serve(
+    async def serve(
         self, request: Request, codec: RestCodec, route: RestRoute, target: Target
     ) -> Response:
+        """The answer to `request` on `route` (errors included: it never raises)."""
         try:
             path = dict(request.path_params)
             tenant = path.pop("tenant", None)
@@ -146,7 +143,7 @@ class RestBinding:
                 "HTTP+JSON",
                 f"{request.method} {codec.prefix}{route.path}",
                 request.headers,
-                request.query_params,
+                query_of(request),
                 peer=peer_address(request.scope),
                 certificate=client_certificate(request.scope),
                 tenant=tenant or tenant_field(fields),
@@ -157,7 +154,8 @@ class RestBinding:
             if reply.error is not None:
                 raise reply.error
             if reply.records is None:
-                return Response(reply.body, headers=reply.headers, media_type=codec.media_type)
+                assert reply.body is not None
+                return JsonResponse(reply.body, 200, reply.headers, codec.media_type)
             records = await opened_stream(reply.records)
         except A2AError as exc:
             return _error_response(exc, codec)
@@ -172,7 +170,7 @@ class RestBinding:
     async def _fields(self, request: Request) -> dict[str, Any]:
         """The request's fields: its query parameters (GET, DELETE) or its JSON body (POST)."""
         if request.method in ("GET", "HEAD", "DELETE"):
-            query = request.query_params
+            query = query_of(request)
             return {k: v for k, v in query.items() if v and k != VERSION_HEADER}
         if "content-type" in request.headers:  # refused before its body is read
             check_content_type(request, JSON_MEDIA_TYPES)
@@ -187,6 +185,34 @@ class RestBinding:
         if not isinstance(fields, dict):
             raise InvalidRequest("the request body must be a JSON object")
         return fields
+
+
+class _PathApp:
+    """The ASGI app of one HTTP+JSON path, each verb served as its route says.
+
+    An app rather than a request function: Starlette would wrap each call of one in a
+    request of its own and a per-route exception handler, where `serve` answers every error
+    itself (what escapes still meets the app's handlers outside).
+    """
+
+    def __init__(
+        self,
+        binding: RestBinding,
+        codec: RestCodec,
+        by_verb: Mapping[str, RestRoute],
+        targets: Mapping[str, Target],
+    ) -> None:
+        self.binding = binding
+        self.codec = codec
+        self.by_verb = by_verb
+        self.targets = targets
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = IndexedRequest(scope, receive, send)
+        verb = "GET" if request.method == "HEAD" else request.method
+        route, target = self.by_verb[verb], self.targets[verb]
+        response = await self.binding.serve(request, self.codec, route, target)
+        await response(scope, receive, send)
 
 
 def _starlette_path(template: str) -> str:
