@@ -64,7 +64,8 @@ protos: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/accord demo --port $(DEMO_PORT) --first-port $(DEMO_FIRST_PORT)
 
-# Benchmarks (docs/benchmarks.md): wrk from Debian, the peer SDK in its own venv, ~8 minutes.
+# Benchmarks (docs/benchmarks.md): wrk and valgrind from Debian, the peer SDK in its own venv,
+# ~12 minutes.
 BENCH_VENV := bench/.venv-peer
 BENCH_STAMP := $(BENCH_VENV)/.installed-stamp
 
@@ -75,7 +76,8 @@ $(BENCH_STAMP): bench/requirements-peer.txt
 	touch $(BENCH_STAMP)
 
 bench: $(STAMP) $(BENCH_STAMP) $(JS_PEER)
-	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+	@command -v wrk >/dev/null && command -v valgrind >/dev/null || \
+		{ apt-get update -qq && apt-get install -y -qq wrk valgrind; }
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean:

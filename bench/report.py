@@ -90,6 +90,7 @@ def results_table(results: dict[str, Any]) -> str:
             name = f"`message/send` task mode, {version}, 50 conn, accord on SQLite (its default)"
             table.add(name, "req/s (p50 / p99 ms)", cells, lambda r: r["rps"], _send_text)
     _versions_rows(table, results.get("versions", []))
+    _instructions_rows(table, results.get("instructions", []))
     for conns in (1, 50):
         cells = [
             _find(send, server="accord (task)", version="1.0", connections=conns),
@@ -221,6 +222,47 @@ def _versions_check(rows: list[Row]) -> tuple[str, str, str]:
     return _check(name, ratio <= 1.05, shown)
 
 
+_COUNTED = "instructions per request of `accord serve` (valgrind, 50 conn)"
+
+
+def _instructions_ratio(rows: list[Row]) -> float | None:
+    """1.0's instructions per Task-mode send over 0.3's; None unless both were counted."""
+    v03, v10 = _find(rows, version="0.3"), _find(rows, version="1.0")
+    if v03 and v10 and "instructions" in v03 and "instructions" in v10:
+        return float(v10["instructions"] / v03["instructions"])
+    return None
+
+
+def _instructions_rows(table: _Table, rows: list[Row]) -> None:
+    """The instructions each version's Task-mode send costs the server, then their ratio."""
+    for row in rows:
+        table.add(
+            f"`message/send` task mode, {row['version']}, 50 conn",
+            _COUNTED,
+            [row, None, None],
+            lambda r: r["instructions"],
+            lambda r: f"{r['instructions']:,}",
+        )
+    if (ratio := _instructions_ratio(rows)) is not None:
+        table.add(
+            "`message/send` task mode, 50 conn, 1.0 over 0.3",
+            _COUNTED,
+            [{"ratio": ratio}, None, None],
+            lambda r: r["ratio"],
+            lambda r: f"{r['ratio']:.1%}",
+        )
+
+
+def _instructions_check(rows: list[Row]) -> tuple[str, str, str]:
+    """1.0 within 5% of 0.3, counted: unmoved by the machine's other load, unlike CPU time."""
+    name = f"Task-mode `message/send`: 1.0 within 5% of 0.3, by {_COUNTED}"
+    ratio = _instructions_ratio(rows)
+    if ratio is None:
+        why = next((r["status"] for r in rows if r.get("status", "ok") != "ok"), "not measured")
+        return _check(name, None, why)
+    return _check(name, ratio <= 1.05, f"{ratio:.1%}")
+
+
 def _workers_rows(table: _Table, rows: list[Row]) -> None:
     """Sends and resubscribed streams on 1, 2 and `auto` workers."""
     for workers in sorted({r["workers"] for r in rows}):
@@ -312,6 +354,7 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str]]:
             _check(f"{label} p99 ≤ 10 ms", accord["p99_ms"] <= 10, f"{accord['p99_ms']:.1f} ms"),
         ]
     checks.append(_versions_check(results.get("versions", [])))
+    checks.append(_instructions_check(results.get("instructions", [])))
     streaming = results.get("streaming", [])
     for subscribers in (1, 10):
         small = _find(streaming, server="accord", subscribers=subscribers, chunks=100)

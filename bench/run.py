@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -78,6 +79,8 @@ class Settings:
         self.store_seconds = 1.0 if quick else 5.0
         self.interleaved_rounds = 2 if quick else 8
         self.interleaved_seconds = 1 if quick else 4
+        # Requests served under valgrind, twice: the difference is one version's count.
+        self.counted_requests = (50, 150) if quick else (100, 400)
         # (chunks, bytes per chunk) of the long-stream rows: tokens of a model, then 4 KiB.
         small = (100, 1000) if quick else (100, 1000, 10000, 100000)
         self.long_streams = [(n, TOKEN_BYTES) for n in small] + [(100 if quick else 1000, 4096)]
@@ -285,9 +288,27 @@ def bench_observability(s: Settings) -> list[dict[str, Any]]:
     return [{"status": "ok", **row} for row in rows] if "rows" in result else rows
 
 
+def bench_instructions(s: Settings) -> list[dict[str, Any]]:
+    """Instructions `accord serve` spends per Task-mode send in 0.3 and 1.0 (valgrind, at 50
+    connections): what the versions cost, whatever else the machine runs."""
+    rows = []
+    for version in VERSIONS:
+        if shutil.which("valgrind") is None:
+            result: dict[str, Any] = {"status": "valgrind not installed"}
+        else:
+            small, large = s.counted_requests
+            args = (f"rpc-{version}", "--small", small, "--large", large, "--connections", 50,
+                    "--json")  # fmt: skip
+            result = _pinned_script("served_instructions.py", *args, timeout=900)
+        rows.append({"version": version, **result})
+        log(f"instr {rows[-1]}")
+    return rows
+
+
 BENCHES = {
     "send": bench_send,
     "versions": bench_versions,
+    "instructions": bench_instructions,
     "card": bench_card,
     "streaming": bench_streaming,
     "memory": bench_memory,

@@ -1,7 +1,7 @@
 """Instructions a real `accord serve` process spends per request, counted by valgrind.
 
 `python bench/served_instructions.py LOAD [--small N] [--large M] [--connections C]
-[--store memory|sqlite] [--out DIR]`, LOAD one of those below. The echo agent is served by
+[--store memory|sqlite] [--out DIR] [--json]`, LOAD one of those below. The echo agent is served by
 `accord serve` (uvicorn, httptools, accord's protocol and middleware: what wrk meets) under
 callgrind, twice: once answering N requests, once M; the difference over M - N is the
 server's own work per request, whatever else the machine runs. The requests are the bytes
@@ -139,13 +139,17 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=1)
     parser.add_argument("--store", choices=("memory", "sqlite"), default="memory")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--json", action="store_true", help="print the figure as a JSON line")
     args = parser.parse_args()
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
     small = count(args.load, args.small, args.connections, args.store, args.out)
     large = count(args.load, args.large, args.connections, args.store, args.out)
     per_request = (large - small) // (args.large - args.small)
-    print(f"{args.load} {per_request} instructions/request ({args.connections} connections)")
+    if args.json:
+        print(json.dumps({"status": "ok", "instructions": per_request}))
+    else:
+        print(f"{args.load} {per_request} instructions/request ({args.connections} connections)")
 
 
 if __name__ == "__main__":
