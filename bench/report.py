@@ -198,13 +198,28 @@ def _versions_rows(table: _Table, rows: list[Row]) -> None:
             lambda r: f"{_num(r['cpu_us'])} ({_num(r['rps'])})",
         )
     if measured := _versions_ratio(rows):
-        table.add(
+        _ratio_row(
+            table,
             "`message/send` task mode, 50 conn, 1.0 over 0.3, interleaved",
             "server CPU per request, ratio of the medians",
-            [{"ratio": measured[2]}, None, None],
-            lambda r: r["ratio"],
-            lambda r: f"{r['ratio']:.1%}",
+            measured[2],
         )
+
+
+def _ratio_row(table: _Table, name: str, unit: str, ratio: float) -> None:
+    """A row of accord's figure alone: one measure over another, as a percentage."""
+    table.add(
+        name,
+        unit,
+        [{"ratio": ratio}, None, None],
+        lambda r: r["ratio"],
+        lambda r: f"{r['ratio']:.1%}",
+    )
+
+
+def _failure(rows: list[Row]) -> str:
+    """Why a part's rows hold no figure: the first failed row's status, else not measured."""
+    return next((r["status"] for r in rows if r.get("status", "ok") != "ok"), "not measured")
 
 
 def _versions_check(rows: list[Row]) -> tuple[str, str, str]:
@@ -213,8 +228,7 @@ def _versions_check(rows: list[Row]) -> tuple[str, str, str]:
     name = "Task-mode `message/send` (50 conn): 1.0 within 5% of 0.3"
     measured = _versions_ratio(rows)
     if measured is None:
-        why = next((r["status"] for r in rows if r.get("status", "ok") != "ok"), "not measured")
-        return _check(f"{name} (server CPU per request, interleaved)", None, why)
+        return _check(f"{name} (server CPU per request, interleaved)", None, _failure(rows))
     v03, v10, ratio = measured
     runs = min(v03["runs"], v10["runs"])
     name += f" (server CPU per request, median of {runs} interleaved runs)"
@@ -244,13 +258,7 @@ def _instructions_rows(table: _Table, rows: list[Row]) -> None:
             lambda r: f"{r['instructions']:,}",
         )
     if (ratio := _instructions_ratio(rows)) is not None:
-        table.add(
-            "`message/send` task mode, 50 conn, 1.0 over 0.3",
-            _COUNTED,
-            [{"ratio": ratio}, None, None],
-            lambda r: r["ratio"],
-            lambda r: f"{r['ratio']:.1%}",
-        )
+        _ratio_row(table, "`message/send` task mode, 50 conn, 1.0 over 0.3", _COUNTED, ratio)
 
 
 def _instructions_check(rows: list[Row]) -> tuple[str, str, str]:
@@ -258,8 +266,7 @@ def _instructions_check(rows: list[Row]) -> tuple[str, str, str]:
     name = f"Task-mode `message/send`: 1.0 within 5% of 0.3, by {_COUNTED}"
     ratio = _instructions_ratio(rows)
     if ratio is None:
-        why = next((r["status"] for r in rows if r.get("status", "ok") != "ok"), "not measured")
-        return _check(name, None, why)
+        return _check(name, None, _failure(rows))
     return _check(name, ratio <= 1.05, f"{ratio:.1%}")
 
 
