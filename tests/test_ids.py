@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 
@@ -56,3 +57,18 @@ def test_a_forked_child_draws_ids_of_its_own() -> None:
     parents = {new_id() for _ in range(100)}
     assert len(childs) == 100 and not childs & parents
     assert {each[14:] for each in childs}.isdisjoint(each[14:] for each in parents)
+
+
+def test_threads_making_ids_at_once_get_each_their_own() -> None:
+    made: list[list[str]] = [[] for _ in range(8)]
+
+    def make(into: list[str]) -> None:
+        into.extend(new_id() for _ in range(5000))
+
+    threads = [threading.Thread(target=make, args=(into,)) for into in made]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    everything = [each for into in made for each in into]
+    assert len(everything) == len(set(everything)) == 40_000

@@ -26,21 +26,26 @@ def new_id() -> str:
     drawn from the system a few hundred at a time, and the millisecond's text is kept while it
     lasts.
     """
-    global _millisecond, _time_part
+    global _clock
     millisecond = time.time_ns() // 1_000_000
-    if millisecond != _millisecond:
+    clock = _clock  # read once: another thread may set it meanwhile
+    if clock[0] != millisecond:
         text = millisecond.to_bytes(6, "big").hex()
-        _millisecond, _time_part = millisecond, f"{text[:8]}-{text[8:]}"
-    if not _random_parts:
-        _random_parts.extend(_drawn_random_parts())
-    return _time_part + _random_parts.pop()
+        clock = _clock = millisecond, f"{text[:8]}-{text[8:]}"
+    try:
+        random_part = _random_parts.pop()
+    except IndexError:  # none left (or another thread took the last): draw more
+        drawn = _drawn_random_parts()
+        random_part = drawn.pop()
+        _random_parts.extend(drawn)
+    return clock[1] + random_part
 
 
 _RANDOM_PARTS_AT_ONCE = 256
 _VARIANT_DIGITS = "89ab"  # RFC 9562's variant, 10, in the top bits of the digit
 
-_millisecond = -1
-_time_part = ""
+_clock = (-1, "")
+"""The millisecond of the last id and its text, together."""
 _random_parts: list[str] = []
 os.register_at_fork(after_in_child=_random_parts.clear)  # a child must draw its own
 
