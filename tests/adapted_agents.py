@@ -20,6 +20,7 @@ from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import (
     Artifact,
     CancelTaskRequest,
+    GetTaskRequest,
     Message,
     Part,
     Role,
@@ -232,6 +233,71 @@ async def check_cancel_stops_the_run(agent: Agent, gate: Gate, interface: tuple[
             canceled = await client.cancel_task(CancelTaskRequest(id=started.id))
     assert canceled.status.state == TaskState.TASK_STATE_CANCELED
     await gate.wait(gate.cancelled)
+
+
+class Held:
+    """The framework's code held while it answers `text`, until the test releases it; and
+    whether it took up another message meanwhile."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.reached = threading.Event()
+        self.released = threading.Event()
+        self.other = threading.Event()  # another message reached the framework's code
+
+    async def hold(self, said: str) -> None:
+        """Called by the framework's code with what the caller said last: waits on `text`."""
+        if said != self.text:
+            self.other.set()
+            return
+        self.reached.set()
+        assert await asyncio.to_thread(self.released.wait, SAFETY_TIMEOUT), "never released"
+
+
+OVERLAP_WAIT = 0.5
+"""How long a test waits for a second message of a context to reach the framework while the
+first is held there: it should not, so a test that passes waits this long once."""
+
+
+async def turns_of_one_context(
+    url: str, interface: tuple[str, str], held: Held
+) -> tuple[list[str], bool]:
+    """After `one`, the answers to `held.text` and to `two`, both sent in that context at
+    once, then the answer to `three`, sent in that context once both ended.
+
+    `two` is sent while the framework is held answering `held.text`. Should `two` reach the
+    framework meanwhile (two runs of one context at once: the second item returned), it is
+    let finish first, so that the held run, ending last, shows whether it overwrites `two`'s
+    turn."""
+    for event in (held.reached, held.released, held.other):
+        event.clear()
+    async with sdk(url, interface) as client, sdk(url, interface, streaming=False) as other:
+        context_id = last_task(await exchange(client, message("one"))).context_id
+        first = asyncio.create_task(exchange(client, message(held.text, context_id=context_id)))
+        await asyncio.to_thread(held.reached.wait, SAFETY_TIMEOUT)
+        held.other.clear()
+        second = await start(other, message("two", context_id=context_id))
+        overlapped = await asyncio.to_thread(held.other.wait, OVERLAP_WAIT)
+        if overlapped:
+            second = await ended(other, second)
+        held.released.set()
+        answers = [text_of(last_task(await first))]
+        second = await ended(other, second)
+        answers.append(text_of(second))
+        third = last_task(await exchange(client, message("three", context_id=context_id)))
+    return [*answers, text_of(third)], overlapped
+
+
+async def ended(client: Client, task: Task) -> Task:
+    """`task` once it ended, read again until then."""
+    async with asyncio.timeout(SAFETY_TIMEOUT):
+        while task.status.state not in ENDED:
+            await asyncio.sleep(0.02)
+            task = await client.get_task(GetTaskRequest(id=task.id))
+    return task
+
+
+ENDED = (TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED)
 
 
 async def check_failure_shows_a_reference(

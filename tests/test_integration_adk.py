@@ -13,6 +13,7 @@ from adapted_agents import (
     INTERFACES,
     SECRET,
     Gate,
+    Held,
     booking,
     card_of,
     check_cancel_stops_the_run,
@@ -23,6 +24,7 @@ from adapted_agents import (
     skills_of,
     streamed,
     text_of,
+    turns_of_one_context,
 )
 
 framework("google.adk", "adk")
@@ -43,6 +45,9 @@ def said(ctx: InvocationContext) -> str:
 def says(ctx: InvocationContext, author: str, *parts: types.Part, **fields: Any) -> Event:
     content = types.Content(role="model", parts=list(parts))
     return Event(invocation_id=ctx.invocation_id, author=author, content=content, **fields)
+
+
+HELD = Held("held")
 
 
 class Helper(BaseAgent):
@@ -98,6 +103,7 @@ class Concierge(BaseAgent):
                 error_message=SECRET,
             )
         else:
+            await HELD.hold(text)
             turns = sum(1 for e in ctx.session.events if e.author == "user")
             principal = ctx.session.state["principal"]["id"]
             words = [f"turn {turns}: ", "hello ", principal]
@@ -152,6 +158,13 @@ async def test_a_request_for_input_asks_and_the_answer_resumes(
 ) -> None:
     # the session kept "book", the answer (a function response) and "hi"
     assert await booking(url, interface, streaming=streaming) == "turn 3: hello alice"
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_two_messages_of_one_context_take_turns(url: str, interface: tuple[str, str]) -> None:
+    answers, overlapped = await turns_of_one_context(url, interface, HELD)
+    assert answers == ["turn 2: hello alice", "turn 3: hello alice", "turn 4: hello alice"]
+    assert not overlapped  # the second waited for the first to end
 
 
 @pytest.mark.parametrize("interface", INTERFACES)

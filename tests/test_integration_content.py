@@ -1,8 +1,9 @@
 """What every framework adapter shares: the caller's parts read for a framework, results made
-parts, and the bounded memory of contexts."""
+parts, the bounded memory of contexts, and one run at a time per context."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 
 import pytest
@@ -12,6 +13,7 @@ from pydantic import BaseModel
 
 from accord.integrations.content import InFile, data_part, files_of, prompt_text
 from accord.integrations.memory import ContextMemory
+from accord.integrations.turns import ContextTurns
 from accord.types import (
     DataPart,
     FilePart,
@@ -109,6 +111,50 @@ def test_the_memory_forgets_the_least_recently_used_context() -> None:
 def test_a_memory_keeps_at_least_one_context() -> None:
     with pytest.raises(ValueError, match="at least one"):
         ContextMemory(limit=0)
+
+
+async def test_the_runs_of_a_context_take_turns_in_order_and_others_do_not_wait() -> None:
+    turns = ContextTurns()
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def run(context_id: str, name: str, hold: bool = False) -> None:
+        async with turns.turn(context_id):
+            order.append(f"{name} starts")
+            if hold:
+                await release.wait()
+            order.append(f"{name} ends")
+
+    first = asyncio.create_task(run("a", "a1", hold=True))
+    await asyncio.sleep(0)
+    later = [asyncio.create_task(run("a", name)) for name in ("a2", "a3")]
+    await asyncio.wait_for(run("b", "b1"), 5)  # another context goes ahead
+    assert order == ["a1 starts", "b1 starts", "b1 ends"]
+    assert len(turns) == 1  # "b" forgotten once its run ended
+    release.set()
+    await asyncio.wait_for(asyncio.gather(first, *later), 5)
+    assert order[3:] == ["a1 ends", "a2 starts", "a2 ends", "a3 starts", "a3 ends"]
+    assert len(turns) == 0
+
+
+async def test_a_run_cancelled_while_waiting_for_its_turn_gives_it_up() -> None:
+    turns = ContextTurns()
+    release = asyncio.Event()
+
+    async def held() -> None:
+        async with turns.turn("a"):
+            await release.wait()
+
+    first = asyncio.create_task(held())
+    await asyncio.sleep(0)
+    waiting = asyncio.create_task(held())
+    await asyncio.sleep(0)
+    waiting.cancel()
+    release.set()
+    await asyncio.wait_for(first, 5)
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert len(turns) == 0
 
 
 @pytest.mark.parametrize("required", ["1", ""], ids=["required", "optional"])

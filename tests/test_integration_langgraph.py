@@ -16,6 +16,7 @@ from adapted_agents import (
     INTERFACES,
     SECRET,
     Gate,
+    Held,
     answered_data,
     booking,
     card_of,
@@ -33,6 +34,7 @@ from adapted_agents import (
     skills_of,
     streamed,
     text_of,
+    turns_of_one_context,
 )
 
 framework("langgraph", "langgraph")
@@ -55,8 +57,12 @@ def said(state: MessagesState) -> list[HumanMessage]:
     return [m for m in state["messages"] if isinstance(m, HumanMessage)]
 
 
+HELD = Held("held")
+
+
 async def chat(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
     """Answers through a chat model that streams its tokens."""
+    await HELD.hold(said(state)[-1].text)
     turns = len(said(state))
     principal = config["configurable"]["principal"]
     reply = AIMessage(content=f"turn {turns}: hello {principal.id}")
@@ -194,6 +200,13 @@ async def test_a_failure_tells_the_caller_only_a_reference(
 async def test_a_context_is_one_thread(url: str, interface: tuple[str, str]) -> None:
     answers = await conversation(url, interface, ["hi", "again"], streaming=False)
     assert answers == ["turn 1: hello alice", "turn 2: hello alice"]
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_two_messages_of_one_context_take_turns(url: str, interface: tuple[str, str]) -> None:
+    answers, overlapped = await turns_of_one_context(url, interface, HELD)
+    assert answers == ["turn 2: hello alice", "turn 3: hello alice", "turn 4: hello alice"]
+    assert not overlapped  # the second waited for the first to end
 
 
 @pytest.mark.parametrize("interface", INTERFACES)

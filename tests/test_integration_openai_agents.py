@@ -17,6 +17,7 @@ from adapted_agents import (
     SECRET,
     Forecast,
     Gate,
+    Held,
     asked_then_answered,
     card_of,
     check_cancel_stops_the_run,
@@ -30,6 +31,7 @@ from adapted_agents import (
     status_text,
     streamed,
     text_of,
+    turns_of_one_context,
 )
 
 framework("agents", "openai-agents")
@@ -59,6 +61,9 @@ Step = list[str] | tuple[str, dict[str, Any]]
 """What the scripted model does next: stream these words, or call this tool with these args."""
 
 
+HELD = Held("held")
+
+
 class Scripted(Model):
     """A model whose every turn `decide` scripts from the input items."""
 
@@ -71,7 +76,10 @@ class Scripted(Model):
     async def stream_response(  # type: ignore[override]
         self, system_instructions: str | None, input: str | list[Any], *args: Any, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        step = self.decide(input if isinstance(input, list) else [input])
+        items = input if isinstance(input, list) else [input]
+        if users(items):
+            await HELD.hold(user_text(users(items)[-1]))
+        step = self.decide(items)
         output: list[Any]
         if isinstance(step, tuple):
             name, arguments = step
@@ -232,6 +240,13 @@ async def test_a_context_keeps_its_conversation(
 ) -> None:
     answers = await conversation(url, interface, ["one", "two"], streaming=streaming)
     assert answers == ["turn 1: you said one", "turn 2: you said two"]
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_two_messages_of_one_context_take_turns(url: str, interface: tuple[str, str]) -> None:
+    answers, overlapped = await turns_of_one_context(url, interface, HELD)
+    assert answers == ["turn 2: you said held", "turn 3: you said two", "turn 4: you said three"]
+    assert not overlapped  # the second waited for the first to end
 
 
 @pytest.mark.parametrize("interface", INTERFACES)

@@ -16,6 +16,7 @@ from adapted_agents import (
     SECRET,
     Forecast,
     Gate,
+    Held,
     asked_then_answered,
     card_of,
     check_cancel_stops_the_run,
@@ -29,6 +30,7 @@ from adapted_agents import (
     status_text,
     streamed,
     text_of,
+    turns_of_one_context,
 )
 
 framework("pydantic_ai", "pydantic-ai")
@@ -62,12 +64,16 @@ async def model(
     """A model that calls `whoami` first, then streams what it knows in three chunks."""
     last = messages[-1]
     if not any(isinstance(p, ToolReturnPart) for p in getattr(last, "parts", [])):
+        await HELD.hold(prompts(messages)[-1])
         yield {0: DeltaToolCall(name="whoami", json_args="{}", tool_call_id="call-1")}
         return
     said = prompts(messages)
     yield f"turn {len(said)}: "
     yield f"you said {said[-1]!r}, "
     yield f"you are {last.parts[0].content}"  # type: ignore[union-attr]
+
+
+HELD = Held("held")
 
 
 def assistant() -> PydanticAgent[None, str]:
@@ -125,6 +131,17 @@ async def test_a_context_keeps_its_conversation(
         "turn 2: you said 'two', you are alice",
         "turn 1: you said 'three', you are alice",
     ]
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+async def test_two_messages_of_one_context_take_turns(url: str, interface: tuple[str, str]) -> None:
+    answers, overlapped = await turns_of_one_context(url, interface, HELD)
+    assert answers == [
+        "turn 2: you said 'held', you are alice",
+        "turn 3: you said 'two', you are alice",
+        "turn 4: you said 'three', you are alice",
+    ]
+    assert not overlapped  # the second waited for the first to end
 
 
 @pytest.mark.parametrize("interface", INTERFACES)

@@ -21,6 +21,7 @@ from accord.integrations.approvals import answer_of, answers_a_question, approve
 from accord.integrations.card import adapted_agent
 from accord.integrations.content import file_part, files_of, prompt_text, uri_part
 from accord.integrations.reply import Reply
+from accord.integrations.turns import ContextTurns
 from accord.types import DataPart, Part, TextPart
 
 PRINCIPAL = "principal"
@@ -48,14 +49,20 @@ class ADKExecutor(AgentExecutor):
     def __init__(self, runner: Runner, *, run_config: RunConfig | None = None) -> None:
         self.runner = runner
         self.run_config = run_config or RunConfig(streaming_mode=StreamingMode.SSE)
+        self.turns = ContextTurns()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
-        answering = answers_a_question(context)
+        answering = answers_a_question(context)  # before the task moves on
+        reply = Reply(context, events)
+        await reply.start()
+        async with self.turns.turn(context.context_id):  # one run at a time in a session
+            await self._run(context, reply, answering)
+
+    async def _run(self, context: RequestContext, reply: Reply, answering: bool) -> None:
+        """Run the agent in the context's session: a new message, or the answer it waits on."""
         user_id = context.principal.id
         session = await self.session(user_id, context.context_id)
         waiting = pending(session.events) if answering else []
-        reply = Reply(context, events)
-        await reply.start()
         run = Run(reply, self.runner.agent.name)
         principal = context.principal
         stream = self.runner.run_async(

@@ -28,6 +28,7 @@ from accord.integrations.content import (
     uri_part,
 )
 from accord.integrations.reply import Reply
+from accord.integrations.turns import ContextTurns
 from accord.types import Part, TextPart
 
 PRINCIPAL = "principal"
@@ -49,15 +50,23 @@ class LangGraphExecutor(AgentExecutor):
         self.graph = graph
         self.graph_input = graph_input or messages_input
         self.run_context = run_context
+        self.turns = ContextTurns()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
         config: RunnableConfig = {
             "configurable": {"thread_id": context.context_id, PRINCIPAL: context.principal}
         }
-        answering = answers_a_question(context)
-        waiting = (await self.graph.aget_state(config)).interrupts if answering else ()
+        answering = answers_a_question(context)  # before the task moves on
         reply = Reply(context, events)
         await reply.start()
+        async with self.turns.turn(context.context_id):  # one run at a time on a thread
+            await self._run(context, config, reply, answering)
+
+    async def _run(
+        self, context: RequestContext, config: RunnableConfig, reply: Reply, answering: bool
+    ) -> None:
+        """Run the graph on the thread: a new input, or the answer to its interrupt."""
+        waiting = (await self.graph.aget_state(config)).interrupts if answering else ()
         run = Run(reply)
         async for part in self.graph.astream(
             resume(waiting, context) if waiting else self.graph_input(context),

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Generic, TypeVar
 
+from accord.integrations.turns import ContextTurns
+
 T = TypeVar("T")
 
 DEFAULT_CONTEXTS = 1000
@@ -13,12 +15,14 @@ DEFAULT_CONTEXTS = 1000
 
 
 class ContextMemory(Generic[T]):
-    """A value per context id, the least recently used forgotten past `limit` contexts."""
+    """A value per context id, the least recently used forgotten past `limit` contexts; the
+    runs that read and write a context's value take `turns` (one at a time per context)."""
 
     def __init__(self, limit: int = DEFAULT_CONTEXTS) -> None:
         if limit < 1:
             raise ValueError("a context memory keeps at least one context")
         self.limit = limit
+        self.turns = ContextTurns()
         self._values: OrderedDict[str, T] = OrderedDict()
 
     def get(self, context_id: str) -> T | None:

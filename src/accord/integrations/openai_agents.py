@@ -66,10 +66,25 @@ class OpenAIAgentsExecutor(AgentExecutor):
         self.memory: ContextMemory[Conversation] = memory if memory is not None else ContextMemory()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
-        answering = answers_a_question(context)
-        conversation = self.memory.get(context.context_id) or Conversation()
+        answering = answers_a_question(context)  # before the task moves on
         reply = Reply(context, events)
         await reply.start()
+        async with self.memory.turns.turn(context.context_id):
+            result = await self._run(context, reply, answering)
+        if result.interruptions:
+            await reply.ask(approval_question(result.interruptions))
+            return
+        if isinstance(result.final_output, str):
+            await reply.text(result.final_output)
+        elif result.final_output is not None:
+            await reply.data(result.final_output)
+        await reply.complete()
+
+    async def _run(
+        self, context: RequestContext, reply: Reply, answering: bool
+    ) -> RunResultStreaming:
+        """Run the agent on the context's conversation, relaying its events; what it left."""
+        conversation = self.memory.get(context.context_id) or Conversation()
         run_input: list[TResponseInputItem] | RunState[Any]
         if conversation.waiting is not None and answering:
             run_input = answered(conversation.waiting, context)
@@ -87,14 +102,9 @@ class OpenAIAgentsExecutor(AgentExecutor):
                 result.cancel()
         if result.interruptions:
             self.memory.put(context.context_id, Conversation(conversation.history, result))
-            await reply.ask(approval_question(result.interruptions))
-            return
-        self.memory.put(context.context_id, Conversation(result.to_input_list()))
-        if isinstance(result.final_output, str):
-            await reply.text(result.final_output)
-        elif result.final_output is not None:
-            await reply.data(result.final_output)
-        await reply.complete()
+        else:
+            self.memory.put(context.context_id, Conversation(result.to_input_list()))
+        return result
 
 
 class Run:

@@ -67,11 +67,22 @@ class PydanticAIExecutor(AgentExecutor):
         self.memory: ContextMemory[Conversation] = memory if memory is not None else ContextMemory()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
-        conversation = self.memory.get(context.context_id) or Conversation()
-        waiting = conversation.waiting if answers_a_question(context) else None
-        history = conversation.waiting_run if waiting else conversation.history
+        answering = answers_a_question(context)  # before the task moves on
         reply = Reply(context, events)
         await reply.start()
+        async with self.memory.turns.turn(context.context_id):
+            output = await self._run(context, reply, answering)
+        if isinstance(output, DeferredToolRequests):
+            await reply.ask(question(output))
+            return
+        await answer(reply, output)
+        await reply.complete()
+
+    async def _run(self, context: RequestContext, reply: Reply, answering: bool) -> object:
+        """Run the agent on the context's conversation, relaying its events; its output."""
+        conversation = self.memory.get(context.context_id) or Conversation()
+        waiting = conversation.waiting if answering else None
+        history = conversation.waiting_run if waiting else conversation.history
         run = self.agent.run_stream_events(
             None if waiting else user_prompt(context),
             message_history=history or None,
@@ -87,11 +98,7 @@ class PydanticAIExecutor(AgentExecutor):
                     self.memory.put(context.context_id, after(conversation, event.result))
                 else:
                     await relay(reply, event)
-        if isinstance(output, DeferredToolRequests):
-            await reply.ask(question(output))
-            return
-        await answer(reply, output)
-        await reply.complete()
+        return output
 
 
 async def relay(reply: Reply, event: object) -> None:
