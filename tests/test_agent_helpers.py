@@ -176,6 +176,41 @@ async def test_a_request_tells_its_files_data_and_the_conversation_so_far(
     assert second.artifacts is not None and second.artifacts[0].parts[0].content == b"\x00\x01"
 
 
+class Reports(accord.AgentExecutor):
+    """Reports, once working, what the request says of the task it arrived to; asks once."""
+
+    async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
+        task = accord.TaskUpdater(context, events)
+        await task.start_work()  # the first event: the task moves on
+        arrival = context.status_on_arrival
+        assert context.task is not None
+        said = (
+            f"new={context.is_new_task}; "
+            f"arrived={arrival.state.value if arrival else None}; "
+            f"asked={arrival.message.text if arrival and arrival.message else None}; "
+            f"now={context.task.status.state.value}"
+        )
+        if context.is_new_task:
+            await task.requires_input(f"more? ({said})")
+        else:
+            await task.complete(said)
+
+
+async def test_a_request_says_how_it_found_the_task_after_the_task_moved_on() -> None:
+    async with agent_client(accord.Agent(Reports(), name="Reports")) as client:
+        first = await client.send("one")
+        assert isinstance(first, Task)
+        second = await client.send("two", task_id=first.id)
+        assert isinstance(second, Task)
+
+    question = "more? (new=True; arrived=None; asked=None; now=working)"
+    assert first.status.message is not None and first.status.message.text == question
+    assert second.status.message is not None
+    assert second.status.message.text == (
+        f"new=False; arrived=input-required; asked={question}; now=working"
+    )
+
+
 async def test_the_client_in_process_streams_too(client: accord.Client) -> None:
     events = [event async for event in client.stream("hi")]
 

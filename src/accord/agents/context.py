@@ -7,7 +7,15 @@ from dataclasses import dataclass, field
 from accord.core import ANONYMOUS, Principal
 from accord.core.call_context import CallContext
 from accord.core.outbound import trace_headers
-from accord.types import DataPart, FilePart, Message, MessageSendConfiguration, Metadata, Task
+from accord.types import (
+    DataPart,
+    FilePart,
+    Message,
+    MessageSendConfiguration,
+    Metadata,
+    Task,
+    TaskStatus,
+)
 
 
 @dataclass(slots=True)
@@ -15,8 +23,10 @@ class RequestContext:
     """The incoming message and the task it belongs to.
 
     `task_id` and `context_id` are always set: taken from the message, or generated for a new
-    task. `task` is the existing task when the message continues one, else None. `call` is
-    the request that brought the message (None for a task run again after a crash);
+    task. `task` is the existing task when the message continues one, else None until the
+    agent's first event creates it: the task as it is now, which moves on with each event the
+    agent sends. `status_on_arrival` is its status when the message came, and stays so. `call`
+    is the request that brought the message (None for a task run again after a crash);
     `task_owner` stands for whoever owns the task when no call says (`Principal.of_owner`).
     """
 
@@ -30,6 +40,12 @@ class RequestContext:
     task_owner: Principal | None = None
     prepared: object = None
     """What the executor's `name_task` prepared for this run (None when it prepared nothing)."""
+    status_on_arrival: TaskStatus | None = field(init=False)
+    """The task's status when the message came (its state, and the question it asked, if it
+    asked one); None for a message that starts a task."""
+
+    def __post_init__(self) -> None:
+        self.status_on_arrival = self.task.status if self.task is not None else None
 
     @property
     def text(self) -> str:
@@ -58,8 +74,9 @@ class RequestContext:
 
     @property
     def is_new_task(self) -> bool:
-        """True when the message starts a task rather than continuing one."""
-        return self.task is None
+        """True when the message starts a task rather than continuing one (before and after
+        the agent's first event creates it)."""
+        return self.status_on_arrival is None
 
     @property
     def principal(self) -> Principal:

@@ -52,14 +52,14 @@ class ADKExecutor(AgentExecutor):
         self.turns = ContextTurns()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
-        answering = answers_a_question(context)  # before the task moves on
         reply = Reply(context, events)
         await reply.start()
         async with self.turns.turn(context.context_id):  # one run at a time in a session
-            await self._run(context, reply, answering)
+            await self._run(context, reply)
 
-    async def _run(self, context: RequestContext, reply: Reply, answering: bool) -> None:
+    async def _run(self, context: RequestContext, reply: Reply) -> None:
         """Run the agent in the context's session: a new message, or the answer it waits on."""
+        answering = answers_a_question(context)
         user_id = context.principal.id
         session = await self.session(user_id, context.context_id)
         waiting = pending(session.events) if answering else []

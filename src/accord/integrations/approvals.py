@@ -16,9 +16,9 @@ YES = frozenset({"y", "yes", "ok", "true", "approve", "approved", "confirm"})
 
 def answers_a_question(context: RequestContext) -> bool:
     """Whether the message continues a task that asked the caller for input (a new task in
-    the same context leaves what waited unanswered and starts afresh). Ask before sending
-    the task's first event: the task moves on with it."""
-    return context.task is not None and context.task.status.state == TaskState.INPUT_REQUIRED
+    the same context leaves what waited unanswered and starts afresh)."""
+    status = context.status_on_arrival
+    return status is not None and status.state == TaskState.INPUT_REQUIRED
 
 
 def may_i_call(tools: Sequence[str]) -> str:

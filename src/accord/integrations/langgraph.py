@@ -56,16 +56,14 @@ class LangGraphExecutor(AgentExecutor):
         config: RunnableConfig = {
             "configurable": {"thread_id": context.context_id, PRINCIPAL: context.principal}
         }
-        answering = answers_a_question(context)  # before the task moves on
         reply = Reply(context, events)
         await reply.start()
         async with self.turns.turn(context.context_id):  # one run at a time on a thread
-            await self._run(context, config, reply, answering)
+            await self._run(context, config, reply)
 
-    async def _run(
-        self, context: RequestContext, config: RunnableConfig, reply: Reply, answering: bool
-    ) -> None:
+    async def _run(self, context: RequestContext, config: RunnableConfig, reply: Reply) -> None:
         """Run the graph on the thread: a new input, or the answer to its interrupt."""
+        answering = answers_a_question(context)
         waiting = (await self.graph.aget_state(config)).interrupts if answering else ()
         run = Run(reply)
         async for part in self.graph.astream(

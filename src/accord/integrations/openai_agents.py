@@ -66,11 +66,10 @@ class OpenAIAgentsExecutor(AgentExecutor):
         self.memory: ContextMemory[Conversation] = memory if memory is not None else ContextMemory()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
-        answering = answers_a_question(context)  # before the task moves on
         reply = Reply(context, events)
         await reply.start()
         async with self.memory.turns.turn(context.context_id):
-            result = await self._run(context, reply, answering)
+            result = await self._run(context, reply)
         if result.interruptions:
             await reply.ask(approval_question(result.interruptions))
             return
@@ -80,13 +79,11 @@ class OpenAIAgentsExecutor(AgentExecutor):
             await reply.data(result.final_output)
         await reply.complete()
 
-    async def _run(
-        self, context: RequestContext, reply: Reply, answering: bool
-    ) -> RunResultStreaming:
+    async def _run(self, context: RequestContext, reply: Reply) -> RunResultStreaming:
         """Run the agent on the context's conversation, relaying its events; what it left."""
         conversation = self.memory.get(context.context_id) or Conversation()
         run_input: list[TResponseInputItem] | RunState[Any]
-        if conversation.waiting is not None and answering:
+        if conversation.waiting is not None and answers_a_question(context):
             run_input = answered(conversation.waiting, context)
         else:
             run_input = [*conversation.history, user_item(context)]

@@ -67,21 +67,20 @@ class PydanticAIExecutor(AgentExecutor):
         self.memory: ContextMemory[Conversation] = memory if memory is not None else ContextMemory()
 
     async def execute(self, context: RequestContext, events: EventSink) -> None:
-        answering = answers_a_question(context)  # before the task moves on
         reply = Reply(context, events)
         await reply.start()
         async with self.memory.turns.turn(context.context_id):
-            output = await self._run(context, reply, answering)
+            output = await self._run(context, reply)
         if isinstance(output, DeferredToolRequests):
             await reply.ask(question(output))
             return
         await answer(reply, output)
         await reply.complete()
 
-    async def _run(self, context: RequestContext, reply: Reply, answering: bool) -> object:
+    async def _run(self, context: RequestContext, reply: Reply) -> object:
         """Run the agent on the context's conversation, relaying its events; its output."""
         conversation = self.memory.get(context.context_id) or Conversation()
-        waiting = conversation.waiting if answering else None
+        waiting = conversation.waiting if answers_a_question(context) else None
         history = conversation.waiting_run if waiting else conversation.history
         run = self.agent.run_stream_events(
             None if waiting else user_prompt(context),

@@ -78,7 +78,8 @@ def problem(request: Conversion) -> tuple[Slot, str] | None:
 
 def pending(context: accord.RequestContext) -> tuple[Conversion, Slot | None]:
     """What an earlier turn of this task understood, and what it asked for (if it asked)."""
-    status_message = context.task.status.message if context.task is not None else None
+    asked_status = context.status_on_arrival
+    status_message = asked_status.message if asked_status is not None else None
     saved = (status_message.metadata or {}).get(PENDING) if status_message else None
     if not isinstance(saved, dict):
         return Conversion(), None
@@ -99,7 +100,7 @@ class CurrencyAgent(accord.AgentExecutor):
 
     async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
         task = accord.TaskUpdater(context, events)
-        first_turn = context.is_new_task  # read before the first event creates the task
+        first_turn = context.is_new_task
         earlier, asked = pending(context)
         await task.start_work("Reading your request")
         said = await read_request(context.text, asked)

@@ -131,7 +131,8 @@ async def understand(text: str) -> Json:
 
 def last_form(context: accord.RequestContext) -> Json:
     """The form this task sent last ({} before the first): what the user gave so far."""
-    message = context.task.status.message if context.task is not None else None
+    asked = context.status_on_arrival
+    message = asked.message if asked is not None else None
     for part in message.parts if message is not None else ():
         if isinstance(part, DataPart) and part.data.get("type") == "form":
             return dict(part.data)
@@ -175,7 +176,7 @@ class ExpenseAgent(accord.AgentExecutor):
 
     async def execute(self, context: accord.RequestContext, events: EventSink) -> None:
         task = accord.TaskUpdater(context, events)
-        first_turn = context.is_new_task  # read before the first event creates the task
+        first_turn = context.is_new_task
         earlier = last_form(context)
         await task.start_work()
         submitted = submitted_values(context.message)
