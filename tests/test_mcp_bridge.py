@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import socket
 import subprocess
 import threading
@@ -19,12 +20,15 @@ import httpx
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import get_default_environment
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from mcp.types import CallToolResult, ImageContent, ResourceLink, TextContent, TextResourceContents
 
 import accord
 from accord import create_app
 from accord.auth import ApiKey, Security
 from accord.cli.exit_codes import EXIT_UNREACHABLE
+from accord.cli.mcp_bridge import TOKEN_VARIABLE
+from accord.mcp.serving import MCP_PATH
 from accord.samples import currency, echo, expense, image, ticker
 from accord.types import TaskState
 from agents_for_tests import SAFETY_TIMEOUT
@@ -62,12 +66,18 @@ def stdio_bridge(urls: list[str]) -> Client:
 
 
 @contextmanager
-def http_bridge(urls: list[str]) -> Iterator[str]:
-    """`accord mcp serve --http` in a subprocess; its MCP URL once it says it serves (what it
-    says after that is read, and dropped, by a thread)."""
+def http_bridge(
+    urls: list[str], *options: str, token: str | None = None
+) -> Iterator[tuple[str, str]]:
+    """`accord mcp serve --http` in a subprocess (with `token` in ACCORD_MCP_TOKEN); its MCP
+    URL on loopback once it says it serves, and what it said until then (what it says after
+    that is read, and dropped, by a thread)."""
     port = free_port()
-    command = accord_command("mcp", "serve", *urls, "--http", "--port", str(port))
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    command = accord_command("mcp", "serve", *urls, "--http", "--port", str(port), *options)
+    env = {k: v for k, v in os.environ.items() if k != TOKEN_VARIABLE}
+    if token is not None:
+        env[TOKEN_VARIABLE] = token
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stderr is not None
     watchdog = threading.Timer(STARTUP_TIMEOUT, process.kill)
     watchdog.start()
@@ -81,7 +91,7 @@ def http_bridge(urls: list[str]) -> Iterator[str]:
         watchdog.cancel()
         assert " over MCP at " in said, said
         drain.start()
-        yield said.rsplit(" ", 1)[1].strip()
+        yield f"http://127.0.0.1:{port}{MCP_PATH}", said
     finally:
         watchdog.cancel()
         process.terminate()
@@ -95,7 +105,7 @@ def http_bridge(urls: list[str]) -> Iterator[str]:
 async def over_http(urls: list[str], mode: str = "auto") -> AsyncIterator[Client]:
     """The SDK's client of the bridge over streamable HTTP (`mode`: "legacy" for the handshake
     of the protocol's earlier versions, "auto" for its latest)."""
-    with http_bridge(urls) as mcp_url:
+    with http_bridge(urls) as (mcp_url, _):
         timeout = SAFETY_TIMEOUT * 3
         async with Client(mcp_url, read_timeout_seconds=timeout, mode=mode) as client:
             yield client
@@ -210,21 +220,50 @@ def test_an_agent_that_cannot_be_reached_is_named(tmp_path: Any) -> None:
     assert result.stderr.strip().startswith(f"error: cannot connect to {url}/.well-known/")
 
 
-def test_the_http_endpoint_stays_on_loopback(agent_urls: list[str]) -> None:
-    result = subprocess.run(
-        accord_command("mcp", "serve", agent_urls[0], "--http", "--host", "0.0.0.0"),
-        capture_output=True,
-        text=True,
-        timeout=STARTUP_TIMEOUT,
-    )
-    assert result.returncode == 2
-    assert "listens on loopback only" in result.stderr
+async def tool_names(mcp_url: str, token: str) -> list[str]:
+    """The tools the SDK's client lists at `mcp_url`, sending `token` as a bearer token."""
+    http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    async with (
+        http_client,
+        Client(streamable_http_client(mcp_url, http_client=http_client)) as client,
+    ):
+        return [tool.name for tool in (await client.list_tools()).tools]
+
+
+def refusal(mcp_url: str, headers: dict[str, str]) -> httpx.Response:
+    """What the endpoint answers an `initialize` sent with `headers`."""
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    accept = {"Accept": "application/json, text/event-stream"}
+    return httpx.post(mcp_url, json=initialize, headers={**accept, **headers}, timeout=10)
+
+
+async def test_beyond_loopback_the_http_endpoint_needs_the_token_it_printed(
+    agent_urls: list[str],
+) -> None:
+    with http_bridge(agent_urls[:1], "--host", "0.0.0.0") as (mcp_url, said):
+        token = said.split("Authorization: Bearer ", 1)[1].split()[0]
+        missing = refusal(mcp_url, {})
+        wrong = refusal(mcp_url, {"Authorization": f"Bearer {token}x"})
+        basic = refusal(mcp_url, {"Authorization": f"Basic {token}"})
+        assert await tool_names(mcp_url, token) == ["convert_currency"]
+    assert len(token) >= 32
+    for answer in (missing, wrong, basic):
+        assert answer.status_code == 401, answer.text
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+
+
+async def test_a_token_set_is_needed_on_loopback_too(agent_urls: list[str]) -> None:
+    with http_bridge(agent_urls[:1], token="a-token-of-ours") as (mcp_url, said):
+        refused = refusal(mcp_url, {})
+        assert await tool_names(mcp_url, "a-token-of-ours") == ["convert_currency"]
+    assert refused.status_code == 401
+    assert "a-token-of-ours" not in said  # a token given is not printed
 
 
 def test_the_http_endpoint_has_the_limits_of_every_server_command(agent_urls: list[str]) -> None:
     """A POST asking to upgrade is answered and its connection closed, as `accord serve`
     does: no WebSocket handshake left waiting, no connection held."""
-    with http_bridge(agent_urls[:1]) as mcp_url:
+    with http_bridge(agent_urls[:1]) as (mcp_url, _):
         address = httpx.URL(mcp_url)
         asking = (
             f"POST {address.path} HTTP/1.1\r\nHost: {address.host}:{address.port}\r\n"

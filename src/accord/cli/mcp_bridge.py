@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 from typing import Annotated
 
 import anyio
@@ -11,6 +13,10 @@ from accord.cli import credentials, exposure
 from accord.cli.errors import BadArgument, reports_errors
 from accord.cli.options import TransportOption, VersionOption
 from accord.server.http_limits import HttpLimits
+
+TOKEN_VARIABLE = "ACCORD_MCP_TOKEN"
+"""The bearer token the HTTP endpoint asks of every request (made and printed when it listens
+beyond loopback and this is not set)."""
 
 mcp_app = typer.Typer(
     help="Offer A2A agents to MCP clients.",
@@ -35,7 +41,12 @@ def serve(
         ),
     ] = False,
     host: Annotated[
-        str, typer.Option(metavar="HOST", help="With --http: the loopback address to listen on.")
+        str,
+        typer.Option(
+            metavar="HOST",
+            help="With --http: the address to listen on (beyond loopback, every request needs"
+            f" a bearer token: {TOKEN_VARIABLE}, else one made and printed).",
+        ),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(metavar="PORT", help="With --http: port to listen on.")] = (
         8000
@@ -48,6 +59,7 @@ def serve(
     Over stdio by default (an MCP client starts this command); streamed updates become
     progress notifications, and an agent's question a result naming the taskId to answer
     with. The agents' credentials are the global options' (accord --bearer ... mcp serve).
+    Over HTTP, each request needs the bearer token ACCORD_MCP_TOKEN holds, when it is set.
     """
     try:
         from accord.mcp import AgentBridge, serving
@@ -55,10 +67,14 @@ def serve(
         raise BadArgument(
             f"the MCP bridge needs the `mcp` extra (pip install 'accord[mcp]'): {exc}"
         ) from None
-    if http and exposure.beyond_loopback(host):
-        raise BadArgument(
-            f"--host {host}: the MCP endpoint asks for no credentials and calls the agents with"
-            " yours, so it listens on loopback only"
+    token = os.environ.get(TOKEN_VARIABLE) or None
+    if http and token is None and exposure.beyond_loopback(host):
+        # Whoever reaches the endpoint calls the agents with the credentials given here.
+        token = secrets.token_urlsafe(24)
+        typer.echo(
+            f"accord mcp serve: listening beyond loopback: every request needs"
+            f" Authorization: Bearer {token} (or the token {TOKEN_VARIABLE} holds)",
+            err=True,
         )
 
     async def bridge_agents() -> None:
@@ -68,7 +84,9 @@ def serve(
         async with connecting as bridge:
             if http:
                 limits = HttpLimits().uvicorn_options()  # as every command serving HTTP
-                await serving.serve_http(bridge, host=host, port=port, server_options=limits)
+                await serving.serve_http(
+                    bridge, host=host, port=port, token=token, server_options=limits
+                )
             else:
                 await serving.serve_stdio(bridge)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import socket
 import sys
 from collections.abc import Mapping
@@ -9,6 +10,7 @@ from typing import Any
 
 import uvicorn
 from mcp.server.stdio import stdio_server
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from accord.mcp.bridge import AgentBridge
 
@@ -27,13 +29,18 @@ async def serve_http(
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
+    token: str | None = None,
     server_options: Mapping[str, Any] | None = None,
 ) -> None:
     """Offer the bridge's agents over streamable HTTP at `http://host:port/mcp`, until
-    interrupted; `server_options` are more of `uvicorn.Config`'s (`HttpLimits`', say). The
-    endpoint asks its callers for no credentials while it presents the agents' with each
-    call: keep it on loopback (`accord mcp serve` does)."""
-    app = bridge.server().streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    interrupted; `server_options` are more of `uvicorn.Config`'s (`HttpLimits`', say).
+
+    The endpoint presents the agents' credentials with each call. With `token`, only
+    requests carrying it (`Authorization: Bearer <token>`) get in; without, anyone who can
+    connect calls the agents as you: keep it on loopback (`accord mcp serve` does)."""
+    app: ASGIApp = bridge.server().streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    if token is not None:
+        app = BearerGate(app, token)
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", **(server_options or {})
     )
@@ -41,6 +48,44 @@ async def serve_http(
     names = ", ".join(card.name for card in bridge.cards)
     announce = f"serving {names} over MCP at http://{shown}:{port}{MCP_PATH}"
     await _AnnouncingServer(config, announce).serve()
+
+
+class BearerGate:
+    """Lets through only the HTTP requests that carry `Authorization: Bearer <token>`; the
+    others are answered 401, naming the scheme (RFC 6750)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        if not token:
+            raise ValueError("a bearer token cannot be empty")
+        self.app = app
+        self._expected = f"bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self._carries_token(scope):
+            await _unauthorized(send)
+            return
+        await self.app(scope, receive, send)
+
+    def _carries_token(self, scope: Scope) -> bool:
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                scheme, _, credentials = value.partition(b" ")
+                given = scheme.lower() + b" " + credentials.strip()
+                return hmac.compare_digest(given, self._expected)
+        return False
+
+
+_REFUSAL = b'{"error":"invalid_token","error_description":"this endpoint needs its bearer token"}'
+
+
+async def _unauthorized(send: Send) -> None:
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(_REFUSAL)).encode()),
+        (b"www-authenticate", b'Bearer error="invalid_token"'),
+    ]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": _REFUSAL})
 
 
 class _AnnouncingServer(uvicorn.Server):
