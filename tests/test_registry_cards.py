@@ -73,6 +73,7 @@ async def test_an_agent_added_twice_at_once_is_kept_once(registry: Registry) -> 
 
     assert first.url == second.url
     assert (await registry.search(SearchQuery())).total == 1
+    assert [c.event for c in await registry.catalog.history(first.url)] == ["added"]
 
 
 async def test_an_agent_going_down_and_coming_back(registry: Registry) -> None:

@@ -11,7 +11,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from accord.registry.facets import card_facets, card_text
-from accord.registry.records import AgentRecord, Change, SearchPage, card_json
+from accord.registry.records import ADDED, REMOVED, AgentRecord, Change, SearchPage, card_json
 from accord.registry.schema import REGISTRY_SCHEMA, agents, facets, history
 from accord.registry.search import SearchQuery, search_statement
 from accord.store.sql.database import SqlDatabase
@@ -88,6 +88,8 @@ class CardCatalog:
             if pairs:
                 rows = [{"url": agent.url, "facet": f, "value": v} for f, v in pairs]
                 await connection.execute(insert(facets), rows)
+            if event == ADDED and await _kept(connection, agent.url):
+                return  # another add of this card got in first, and logged it added
             await _log(connection, agent, event, detail, stored, now)
 
     async def mark(self, agent: AgentRecord, event: str, detail: str) -> None:
@@ -120,9 +122,7 @@ class CardCatalog:
         async with self.database.writing() as connection:
             await connection.execute(delete(facets).where(facets.c.url == url))
             await connection.execute(delete(agents).where(agents.c.url == url))
-            await _log(
-                connection, found, "removed", "removed by a curator", None, datetime.now(UTC)
-            )
+            await _log(connection, found, REMOVED, "removed by a curator", None, datetime.now(UTC))
         return found
 
     async def history(self, url: str, limit: int = 100) -> list[Change]:
@@ -169,6 +169,14 @@ async def _log(
         "card": card,
     }
     await connection.execute(insert(history).values(row))
+
+
+async def _kept(connection: AsyncConnection, url: str) -> bool:
+    """Whether the agent at `url` was added already (in a transaction that committed before
+    this one wrote its row: the history it logged is seen), and not removed since."""
+    latest = select(history.c.event).where(history.c.url == url).order_by(history.c.id.desc())
+    event = (await connection.execute(latest.limit(1))).scalar()
+    return event is not None and event != REMOVED
 
 
 def _record(row: Any) -> AgentRecord:

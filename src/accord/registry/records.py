@@ -14,6 +14,9 @@ Json = dict[str, Any]
 
 UP = "up"
 DOWN = "down"
+ADDED = "added"
+REMOVED = "removed"
+"""Two events of an agent's history (the others are what a check found)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ import httpx
 from accord.client.card_resolver import card_urls
 from accord.registry.catalog import CardCatalog
 from accord.registry.checks import CardRejected, CardUnreachable, Fetched, check, fetch
-from accord.registry.records import DOWN, UP, AgentRecord, Change, SearchPage
+from accord.registry.records import ADDED, DOWN, UP, AgentRecord, Change, SearchPage
 from accord.registry.search import SearchQuery
 
 if TYPE_CHECKING:
@@ -26,8 +26,8 @@ CHECK_INTERVAL = 300.0
 FETCH_TIMEOUT = httpx.Timeout(10.0)
 CHECKS_AT_ONCE = 8
 
-ADDED, CHANGED, UNCHANGED, SAME, WENT_DOWN, CAME_UP, STILL_DOWN, REJECTED = (
-    "added", "changed", "unchanged", "same", "down", "up", "still down", "rejected",
+CHANGED, UNCHANGED, SAME, WENT_DOWN, CAME_UP, STILL_DOWN, REJECTED = (
+    "changed", "unchanged", "same", "down", "up", "still down", "rejected",
 )  # fmt: skip
 """What a check found: `unchanged` is a 304 (nothing written), `same` a 200 with the card
 as kept (only new validators written)."""
