@@ -14,7 +14,7 @@ class ContextTurns:
     A framework's conversation (a history in memory, a LangGraph thread, an ADK session) is
     read when a run starts and written when it ends. Two messages of one context run at once
     would each start from the conversation without the other's turn, and the one that ended
-    last would leave the other's turn out (or, with a store that checks, fail it).
+    last would leave the other's turn out.
     """
 
     def __init__(self) -> None:
