@@ -37,7 +37,7 @@ async def serve_http(
 
     The endpoint presents the agents' credentials with each call. With `token`, only
     requests carrying it (`Authorization: Bearer <token>`) get in; without, anyone who can
-    connect calls the agents as you: keep it on loopback (`accord mcp serve` does)."""
+    connect calls the agents as you (`accord mcp serve` gives one beyond loopback)."""
     app: ASGIApp = bridge.server().streamable_http_app(streamable_http_path=MCP_PATH, host=host)
     if token is not None:
         app = BearerGate(app, token)
