@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import os
 import secrets
 from pathlib import Path
@@ -25,6 +24,7 @@ from accord.host.registry import (
     initial_urls,
 )
 from accord.keys import DEFAULT_KEYS_DIR
+from accord.web.bearer import same_secret
 
 
 @reports_errors
@@ -92,7 +92,7 @@ def host(
     if exposure.beyond_loopback(host):
 
         def operator(given: str) -> Principal | None:
-            if hmac.compare_digest(given.encode(), token.encode()):
+            if same_secret(given, token):
                 return Principal("operator", scopes=frozenset({CURATOR_SCOPE}))
             return None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import secrets
 from collections.abc import Awaitable, Callable
@@ -144,9 +143,10 @@ def curator_security(token: str) -> Any:
     from accord.auth import Bearer, Security
     from accord.core import Principal
     from accord.registry import CURATOR_SCOPE
+    from accord.web.bearer import same_secret
 
     def curator(given: str) -> Principal | None:
-        if hmac.compare_digest(given.encode(), token.encode()):
+        if same_secret(given, token):
             return Principal("curator", scopes=frozenset({CURATOR_SCOPE}))
         return None
 

@@ -3,13 +3,13 @@ the host's own page could have sent (JSON, from no other origin)."""
 
 from __future__ import annotations
 
-import hmac
 import os
 
 from starlette.requests import Request
 
 from accord.server.pipeline import Authenticator
 from accord.server.route_auth import RouteRefused, authenticated
+from accord.web.bearer import bearer_token, same_secret
 from accord.web.same_origin import foreign_origin
 
 TOKEN_VARIABLE = "ACCORD_HOST_TOKEN"
@@ -38,8 +38,8 @@ class Curators:
         check_same_origin(request)
         if request.method == "POST" and not is_json(request):
             raise CuratorRefused("send the body as JSON (Content-Type: application/json)", 415)
-        given = bearer_token(request)
-        if self.token is not None and given is not None and _same(given, self.token):
+        given = bearer_token(request.headers.get("authorization", ""))
+        if self.token is not None and given is not None and same_secret(given, self.token):
             return
         pipeline = getattr(request.app.state, "pipeline", None)
         authenticator: Authenticator | None = getattr(pipeline, "authenticator", None)
@@ -73,12 +73,3 @@ def check_same_origin(request: Request) -> None:
 def is_json(request: Request) -> bool:
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     return media_type == "application/json"
-
-
-def bearer_token(request: Request) -> str | None:
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
-
-
-def _same(given: str, expected: str) -> bool:
-    return hmac.compare_digest(given.encode(), expected.encode())

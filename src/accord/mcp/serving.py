@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 import socket
 import sys
 from collections.abc import Mapping
@@ -13,6 +12,7 @@ from mcp.server.stdio import stdio_server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from accord.mcp.bridge import AgentBridge
+from accord.web.bearer import bearer_token, same_secret
 
 MCP_PATH = "/mcp"
 
@@ -58,7 +58,7 @@ class BearerGate:
         if not token:
             raise ValueError("a bearer token cannot be empty")
         self.app = app
-        self._expected = f"bearer {token}".encode()
+        self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self._carries_token(scope):
@@ -69,9 +69,8 @@ class BearerGate:
     def _carries_token(self, scope: Scope) -> bool:
         for name, value in scope["headers"]:
             if name == b"authorization":
-                scheme, _, credentials = value.partition(b" ")
-                given = scheme.lower() + b" " + credentials.strip()
-                return hmac.compare_digest(given, self._expected)
+                given = bearer_token(value.decode("latin-1"))
+                return given is not None and same_secret(given, self.token)
         return False
 
 

@@ -4,7 +4,6 @@ headers every answer carries (a Content-Security-Policy without inline script, n
 
 from __future__ import annotations
 
-import hmac
 import secrets
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -15,6 +14,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.web.allowed_hosts import AllowedHosts
+from accord.web.bearer import bearer_token, same_secret
 from accord.web.same_origin import foreign_origin
 
 SESSION_HEADER = "X-Accord-Session"
@@ -63,7 +63,7 @@ class UiAccess:
             if (
                 given is not None
                 and scope["method"] in SAFE_METHODS
-                and _same(given, self.login_token)
+                and same_secret(given, self.login_token)
             ):
                 return _logged_in(scope, query, self.login_token)
             if not self._logged_in(headers):
@@ -83,7 +83,7 @@ class UiAccess:
         session = (
             query.get("session", "") if path == "/ui/events" else headers.get(SESSION_HEADER, "")
         )
-        if not _same(session, self.session):
+        if not same_secret(session, self.session):
             return _refused(403, f"send the page's session token ({SESSION_HEADER})")
         if scope["method"] not in SAFE_METHODS and scope["method"] != "DELETE":
             media_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
@@ -93,8 +93,8 @@ class UiAccess:
 
     def _logged_in(self, headers: Headers) -> bool:
         assert self.login_token is not None
-        scheme, _, token = headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and _same(token.strip(), self.login_token):
+        token = bearer_token(headers.get("authorization", ""))
+        if token is not None and same_secret(token, self.login_token):
             return True
         cookie = SimpleCookie()
         try:
@@ -102,7 +102,7 @@ class UiAccess:
         except Exception:  # a malformed cookie header logs nobody in
             return False
         morsel = cookie.get(LOGIN_COOKIE)
-        return morsel is not None and _same(morsel.value, self.login_token)
+        return morsel is not None and same_secret(morsel.value, self.login_token)
 
 
 class AccessCheck:
@@ -141,7 +141,3 @@ def _logged_in(scope: Scope, query: dict[str, str], token: str) -> Response:
 
 def _refused(status: int, reason: str) -> Response:
     return JSONResponse({"error": reason}, status_code=status)
-
-
-def _same(given: str, expected: str) -> bool:
-    return hmac.compare_digest(given.encode(), expected.encode())
