@@ -44,7 +44,8 @@ ALLOWED: dict[str, set[str]] = {
     "ui": CORE | {"codecs", "web", "runtime", "client"},  # runtime: its state_machine
     "gateway": CORE | {"agents", "client", "extensions"},  # an Agent whose executor is a Client
     "host": CORE | {"accord", "agents", "auth", "web", "server", "client", "language"},
-    "mcp": CORE | {"accord", "agents", "client", "web"},  # A2A agents as MCP tools, MCP tools for agents
+    # A2A agents as MCP tools (web: the HTTP endpoint's token), MCP tools for agents
+    "mcp": CORE | {"accord", "agents", "client", "web"},
     "observability": CORE | {"accord", "agents", "codecs", "runtime", "server", "client"},
     "cli": CORE | {"accord", "extensions", "agents", "codecs", "store", "keys", "push", "auth",
                    "grpc", "runtime", "server", "client", "samples", "ui", "host", "language",
